@@ -1,0 +1,19 @@
+// Umbrella header of the autodiff module: the engine, its Eigen integration, the drivers and
+// the verification helpers.
+#pragma once
+
+#include <autodiff/core/active_tape.hpp>
+#include <autodiff/core/arena.hpp>
+#include <autodiff/core/config.hpp>
+#include <autodiff/core/dual.hpp>
+#include <autodiff/core/tape.hpp>
+#include <autodiff/core/tape_scope.hpp>
+#include <autodiff/core/var.hpp>
+#include <autodiff/eigen/num_traits.hpp>
+#include <autodiff/expr/elementary.hpp>
+#include <autodiff/expr/functions.hpp>
+#include <autodiff/expr/operators.hpp>
+#include <autodiff/functional/hessian.hpp>
+#include <autodiff/functional/hvp.hpp>
+#include <autodiff/functional/jacobian.hpp>
+#include <autodiff/functional/value_and_gradient.hpp>

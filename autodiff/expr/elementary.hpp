@@ -1,0 +1,415 @@
+// The elementary functions: value, derivative and domain of each, written once.
+//
+// Every function is a small struct with
+//   f(x)          the value,
+//   df(x, fx)     the derivative, allowed to reuse the value fx,
+//   in_domain(x)  false exactly where the C++ standard function reports a domain error,
+// all generic in the scalar. Var nodes use f and df on the tape scalar; Dual<T, K> uses them
+// on its value. Because df is itself written in generic arithmetic, evaluating it on a Dual
+// gives the second derivative, which is what forward-over-reverse needs. Binary functions
+// give both partials. Special functions come from Boost.Math with a policy that returns NaN
+// or infinity (like the standard library) instead of throwing.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include <boost/math/special_functions/digamma.hpp>
+#include <boost/math/special_functions/polygamma.hpp>
+#include <boost/math/special_functions/trigamma.hpp>
+
+#include <autodiff/core/config.hpp>
+#include <autodiff/core/scalar_traits.hpp>
+
+namespace ngvi::ad {
+
+namespace detail {
+using math_policy = boost::math::policies::policy<
+    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
+    boost::math::policies::pole_error<boost::math::policies::ignore_error>,
+    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
+    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+
+inline bool is_nonpositive_integer(double x) { return x <= 0.0 && std::floor(x) == x; }
+
+inline constexpr double two_over_sqrt_pi = 1.1283791670955125738961589031215452;
+inline constexpr double ln2 = 0.6931471805599453094172321214581766;
+inline constexpr double ln10 = 2.3025850929940456840179914546843642;
+}  // namespace detail
+
+// ---- double versions of functions the standard library lacks --------------------------------
+
+inline double square(double x) { return x * x; }
+// 1 / (1 + exp(-x)), without overflow for large |x|.
+inline double logistic(double x) {
+  if (x >= 0.0) return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);
+  return e / (1.0 + e);
+}
+// log(1 + exp(x)) (softplus), without overflow or loss of precision for large |x|.
+inline double log1p_exp(double x) {
+  if (x > 0.0) return x + std::log1p(std::exp(-x));
+  return std::log1p(std::exp(x));
+}
+inline double softplus(double x) { return log1p_exp(x); }
+inline double digamma(double x) {
+  if (detail::is_nonpositive_integer(x)) return std::numeric_limits<double>::quiet_NaN();
+  return boost::math::digamma(x, detail::math_policy());
+}
+inline double trigamma(double x) {
+  if (detail::is_nonpositive_integer(x)) return std::numeric_limits<double>::quiet_NaN();
+  return boost::math::trigamma(x, detail::math_policy());
+}
+// The n-th derivative of digamma.
+inline double polygamma(int n, double x) {
+  if (detail::is_nonpositive_integer(x)) return std::numeric_limits<double>::quiet_NaN();
+  if (n == 0) return digamma(x);
+  return boost::math::polygamma(n, x, detail::math_policy());
+}
+
+namespace fn {
+
+// ---- unary functions ----------------------------------------------------------------------
+
+
+struct Exp {
+  static constexpr const char* name = "exp";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::exp; return exp(x); }
+  template <class T> static T df(const T&, const T& fx) { return fx; }
+};
+
+struct Expm1 {
+  static constexpr const char* name = "expm1";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::expm1; return expm1(x); }
+  template <class T> static T df(const T&, const T& fx) { return fx + 1.0; }
+};
+
+struct Log {
+  static constexpr const char* name = "log";
+  static constexpr const char* domain = "x >= 0";
+  static bool in_domain(double x) { return !(x < 0.0); }
+  template <class T> static T f(const T& x) { using std::log; return log(x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / x; }
+};
+
+struct Log1p {
+  static constexpr const char* name = "log1p";
+  static constexpr const char* domain = "x >= -1";
+  static bool in_domain(double x) { return !(x < -1.0); }
+  template <class T> static T f(const T& x) { using std::log1p; return log1p(x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / (1.0 + x); }
+};
+
+struct Log2 {
+  static constexpr const char* name = "log2";
+  static constexpr const char* domain = "x >= 0";
+  static bool in_domain(double x) { return !(x < 0.0); }
+  template <class T> static T f(const T& x) { using std::log2; return log2(x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / (detail::ln2 * x); }
+};
+
+struct Log10 {
+  static constexpr const char* name = "log10";
+  static constexpr const char* domain = "x >= 0";
+  static bool in_domain(double x) { return !(x < 0.0); }
+  template <class T> static T f(const T& x) { using std::log10; return log10(x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / (detail::ln10 * x); }
+};
+
+struct Sqrt {
+  static constexpr const char* name = "sqrt";
+  static constexpr const char* domain = "x >= 0";
+  static bool in_domain(double x) { return !(x < 0.0); }
+  template <class T> static T f(const T& x) { using std::sqrt; return sqrt(x); }
+  template <class T> static T df(const T&, const T& fx) { return 0.5 / fx; }
+};
+
+struct Cbrt {
+  static constexpr const char* name = "cbrt";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::cbrt; return cbrt(x); }
+  template <class T> static T df(const T&, const T& fx) { return 1.0 / (3.0 * fx * fx); }
+};
+
+struct Square {
+  static constexpr const char* name = "square";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { return x * x; }
+  template <class T> static T df(const T& x, const T&) { return 2.0 * x; }
+};
+
+// The derivative at 0 is taken as 0 (the subgradient of least norm), as in Stan and Adept.
+struct Abs {
+  static constexpr const char* name = "abs";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::abs; return value_of(x) < 0.0 ? T(-x) : x; }
+  template <class T> static T df(const T& x, const T&) {
+    const double v = value_of(x);
+    return T(v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0));
+  }
+};
+
+struct Sin {
+  static constexpr const char* name = "sin";
+  static constexpr const char* domain = "finite x";
+  static bool in_domain(double x) { return !std::isinf(x); }
+  template <class T> static T f(const T& x) { using std::sin; return sin(x); }
+  template <class T> static T df(const T& x, const T&) { using std::cos; return cos(x); }
+};
+
+struct Cos {
+  static constexpr const char* name = "cos";
+  static constexpr const char* domain = "finite x";
+  static bool in_domain(double x) { return !std::isinf(x); }
+  template <class T> static T f(const T& x) { using std::cos; return cos(x); }
+  template <class T> static T df(const T& x, const T&) { using std::sin; return -sin(x); }
+};
+
+struct Tan {
+  static constexpr const char* name = "tan";
+  static constexpr const char* domain = "finite x";
+  static bool in_domain(double x) { return !std::isinf(x); }
+  template <class T> static T f(const T& x) { using std::tan; return tan(x); }
+  template <class T> static T df(const T&, const T& fx) { return 1.0 + fx * fx; }
+};
+
+struct Asin {
+  static constexpr const char* name = "asin";
+  static constexpr const char* domain = "-1 <= x <= 1";
+  static bool in_domain(double x) { return !(std::abs(x) > 1.0); }
+  template <class T> static T f(const T& x) { using std::asin; return asin(x); }
+  template <class T> static T df(const T& x, const T&) { using std::sqrt; return 1.0 / sqrt(1.0 - x * x); }
+};
+
+struct Acos {
+  static constexpr const char* name = "acos";
+  static constexpr const char* domain = "-1 <= x <= 1";
+  static bool in_domain(double x) { return !(std::abs(x) > 1.0); }
+  template <class T> static T f(const T& x) { using std::acos; return acos(x); }
+  template <class T> static T df(const T& x, const T&) { using std::sqrt; return -1.0 / sqrt(1.0 - x * x); }
+};
+
+struct Atan {
+  static constexpr const char* name = "atan";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::atan; return atan(x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / (1.0 + x * x); }
+};
+
+struct Sinh {
+  static constexpr const char* name = "sinh";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::sinh; return sinh(x); }
+  template <class T> static T df(const T& x, const T&) { using std::cosh; return cosh(x); }
+};
+
+struct Cosh {
+  static constexpr const char* name = "cosh";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::cosh; return cosh(x); }
+  template <class T> static T df(const T& x, const T&) { using std::sinh; return sinh(x); }
+};
+
+struct Tanh {
+  static constexpr const char* name = "tanh";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::tanh; return tanh(x); }
+  template <class T> static T df(const T&, const T& fx) { return 1.0 - fx * fx; }
+};
+
+struct Asinh {
+  static constexpr const char* name = "asinh";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::asinh; return asinh(x); }
+  template <class T> static T df(const T& x, const T&) { using std::sqrt; return 1.0 / sqrt(x * x + 1.0); }
+};
+
+struct Acosh {
+  static constexpr const char* name = "acosh";
+  static constexpr const char* domain = "x >= 1";
+  static bool in_domain(double x) { return !(x < 1.0); }
+  template <class T> static T f(const T& x) { using std::acosh; return acosh(x); }
+  template <class T> static T df(const T& x, const T&) {
+    using std::sqrt;
+    return 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0));
+  }
+};
+
+struct Atanh {
+  static constexpr const char* name = "atanh";
+  static constexpr const char* domain = "-1 <= x <= 1";
+  static bool in_domain(double x) { return !(std::abs(x) > 1.0); }
+  template <class T> static T f(const T& x) { using std::atanh; return atanh(x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / (1.0 - x * x); }
+};
+
+struct Erf {
+  static constexpr const char* name = "erf";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::erf; return erf(x); }
+  template <class T> static T df(const T& x, const T&) {
+    using std::exp;
+    return detail::two_over_sqrt_pi * exp(-(x * x));
+  }
+};
+
+struct Erfc {
+  static constexpr const char* name = "erfc";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::erfc; return erfc(x); }
+  template <class T> static T df(const T& x, const T&) {
+    using std::exp;
+    return -detail::two_over_sqrt_pi * exp(-(x * x));
+  }
+};
+
+struct Lgamma {
+  static constexpr const char* name = "lgamma";
+  static constexpr const char* domain = "all real x (poles at non-positive integers)";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { using std::lgamma; return lgamma(x); }
+  template <class T> static T df(const T& x, const T&) { return digamma(x); }
+};
+
+struct Tgamma {
+  static constexpr const char* name = "tgamma";
+  static constexpr const char* domain = "x not a non-positive integer";
+  static bool in_domain(double x) { return !detail::is_nonpositive_integer(x); }
+  template <class T> static T f(const T& x) { using std::tgamma; return tgamma(x); }
+  template <class T> static T df(const T& x, const T& fx) { return fx * digamma(x); }
+};
+
+struct Digamma {
+  static constexpr const char* name = "digamma";
+  static constexpr const char* domain = "x not a non-positive integer";
+  static bool in_domain(double x) { return !detail::is_nonpositive_integer(x); }
+  template <class T> static T f(const T& x) { return digamma(x); }
+  template <class T> static T df(const T& x, const T&) { return trigamma(x); }
+};
+
+struct Trigamma {
+  static constexpr const char* name = "trigamma";
+  static constexpr const char* domain = "x not a non-positive integer";
+  static bool in_domain(double x) { return !detail::is_nonpositive_integer(x); }
+  template <class T> static T f(const T& x) { return trigamma(x); }
+  template <class T> static T df(const T& x, const T&) { return polygamma(2, x); }
+};
+
+struct Logistic {
+  static constexpr const char* name = "logistic";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { return logistic(x); }
+  template <class T> static T df(const T&, const T& fx) { return fx * (1.0 - fx); }
+};
+
+struct Log1pExp {
+  static constexpr const char* name = "log1p_exp";
+  static constexpr const char* domain = "all real x";
+  static bool in_domain(double) { return true; }
+  template <class T> static T f(const T& x) { return log1p_exp(x); }
+  template <class T> static T df(const T& x, const T&) { return logistic(x); }
+};
+
+
+// ---- binary functions: f(x, y) and the partials d1 (first argument), d2 (second) -----------------------------------
+
+struct Pow {
+  static constexpr const char* name = "pow";
+  static constexpr const char* domain = "x >= 0, or x < 0 with integer y";
+  static bool in_domain(double x, double y) { return !(x < 0.0 && std::isfinite(y) && std::floor(y) != y); }
+  template <class T> static T f(const T& x, const T& y) { using std::pow; return pow(x, y); }
+  template <class T> static T d1(const T& x, const T& y, const T&) {
+    using std::pow;
+    if (value_of(y) == 0.0) return T(0.0);
+    return y * pow(x, y - 1.0);
+  }
+  // At x == 0 the limit of x^y log x is 0 for y > 0.
+  template <class T> static T d2(const T& x, const T&, const T& fx) {
+    using std::log;
+    if (value_of(x) == 0.0) return T(0.0);
+    return fx * log(x);
+  }
+};
+
+struct Atan2 {
+  static constexpr const char* name = "atan2";
+  static constexpr const char* domain = "all real y, x";
+  static bool in_domain(double, double) { return true; }
+  template <class T> static T f(const T& y, const T& x) { using std::atan2; return atan2(y, x); }
+  template <class T> static T d1(const T& y, const T& x, const T&) { return x / (x * x + y * y); }
+  template <class T> static T d2(const T& y, const T& x, const T&) { return -y / (x * x + y * y); }
+};
+
+struct Hypot {
+  static constexpr const char* name = "hypot";
+  static constexpr const char* domain = "all real x, y";
+  static bool in_domain(double, double) { return true; }
+  template <class T> static T f(const T& x, const T& y) { using std::hypot; return hypot(x, y); }
+  template <class T> static T d1(const T& x, const T&, const T& fx) {
+    return value_of(fx) == 0.0 ? T(0.0) : T(x / fx);
+  }
+  template <class T> static T d2(const T&, const T& y, const T& fx) {
+    return value_of(fx) == 0.0 ? T(0.0) : T(y / fx);
+  }
+};
+
+// fmin/fmax follow the standard's NaN rule (a NaN argument loses); on a tie the first
+// argument is the one selected, so exactly one partial is 1.
+struct Fmin {
+  static constexpr const char* name = "fmin";
+  static constexpr const char* domain = "all real x, y";
+  static bool in_domain(double, double) { return true; }
+  static bool pick_first(double x, double y) { return std::isnan(y) || (!std::isnan(x) && x <= y); }
+  template <class T> static T f(const T& x, const T& y) { return pick_first(value_of(x), value_of(y)) ? x : y; }
+  template <class T> static T d1(const T& x, const T& y, const T&) { return T(pick_first(value_of(x), value_of(y)) ? 1.0 : 0.0); }
+  template <class T> static T d2(const T& x, const T& y, const T&) { return T(pick_first(value_of(x), value_of(y)) ? 0.0 : 1.0); }
+};
+
+struct Fmax {
+  static constexpr const char* name = "fmax";
+  static constexpr const char* domain = "all real x, y";
+  static bool in_domain(double, double) { return true; }
+  static bool pick_first(double x, double y) { return std::isnan(y) || (!std::isnan(x) && x >= y); }
+  template <class T> static T f(const T& x, const T& y) { return pick_first(value_of(x), value_of(y)) ? x : y; }
+  template <class T> static T d1(const T& x, const T& y, const T&) { return T(pick_first(value_of(x), value_of(y)) ? 1.0 : 0.0); }
+  template <class T> static T d2(const T& x, const T& y, const T&) { return T(pick_first(value_of(x), value_of(y)) ? 0.0 : 1.0); }
+};
+
+}  // namespace fn
+
+namespace detail {
+inline std::string format_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+// Checked mode's error for an argument outside a function's domain.
+template <class Op>
+[[noreturn]] void throw_domain(double x) {
+  throw domain_error(std::string("ngvi::ad::") + Op::name + ": argument x = " + format_number(x) +
+                     " is outside the domain (" + Op::domain + ")");
+}
+template <class Op>
+[[noreturn]] void throw_domain(double x, double y) {
+  throw domain_error(std::string("ngvi::ad::") + Op::name + ": arguments (" + format_number(x) +
+                     ", " + format_number(y) + ") are outside the domain (" + Op::domain + ")");
+}
+}  // namespace detail
+}  // namespace ngvi::ad
