@@ -9,9 +9,15 @@
 #include <autodiff/core/tape.hpp>
 #include <autodiff/core/tape_scope.hpp>
 #include <autodiff/core/var.hpp>
+#include <autodiff/eigen/broadcast.hpp>
+#include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/log_softmax.hpp>
+#include <autodiff/eigen/matmul.hpp>
 #include <autodiff/eigen/num_traits.hpp>
+#include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/elementary.hpp>
 #include <autodiff/expr/functions.hpp>
+#include <autodiff/expr/log_sum_exp.hpp>
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/functional/hessian.hpp>
 #include <autodiff/functional/hvp.hpp>

@@ -1,0 +1,133 @@
+// Saving matrix operands of fused nodes, and handing adjoints back to them.
+//
+// A fused node keeps, in the tape's arena, the values of each matrix operand (in the tape
+// scalar, column-major) and where the operand's adjoints live. Operands whose variables have
+// consecutive indices in column-major order — the outputs of other fused nodes, or a block
+// of the inputs — are recognised, so the reverse step adds into them with one vectorised
+// Eigen expression instead of scattering through an index list.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <autodiff/core/tape.hpp>
+#include <autodiff/core/var.hpp>
+#include <autodiff/eigen/num_traits.hpp>
+
+namespace ngvi::ad::detail {
+
+template <class Real>
+using RealMatrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+
+template <class Real>
+struct MatrixOperand {
+  Eigen::Index rows = 0;
+  Eigen::Index cols = 0;
+  const Real* values = nullptr;    // rows*cols, column-major
+  const index_t* indices = nullptr;  // per entry; nullptr when contiguous or constant
+  index_t first = no_index;        // first index when contiguous
+  bool active = false;
+
+  Eigen::Index size() const { return rows * cols; }
+  Eigen::Map<const RealMatrix<Real>> value_map() const {
+    return Eigen::Map<const RealMatrix<Real>>(values, rows, cols);
+  }
+
+  // adj[operand] += g, for any Eigen expression g of the operand's shape. Cost: one pass.
+  template <class G>
+  void add_to_adjoints(Real* adj, const G& g) const {
+    if (!active) return;
+    if (indices == nullptr) {
+      Eigen::Map<RealMatrix<Real>>(adj + first, rows, cols) += g;
+    } else {
+      const auto ge = g.eval();
+      const Real* gp = ge.data();
+      for (Eigen::Index i = 0; i < size(); ++i)
+        if (indices[i] != no_index) adj[indices[i]] += gp[i];
+    }
+  }
+  // The adjoints of the operand as a column-major matrix, gathered.
+  void gather_adjoints(const Real* adj, Real* out) const {
+    if (indices == nullptr) {
+      std::copy_n(adj + first, size(), out);
+    } else {
+      for (Eigen::Index i = 0; i < size(); ++i) out[i] = indices[i] == no_index ? Real(0.0) : adj[indices[i]];
+    }
+  }
+};
+
+// Copies values (and indices, unless contiguous) of m into the arena of t.
+template <class Real, class Derived>
+MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m) {
+  using S = typename Derived::Scalar;
+  MatrixOperand<Real> op;
+  op.rows = m.rows();
+  op.cols = m.cols();
+  const Eigen::Index n = op.rows * op.cols;
+  Real* vals = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
+  op.values = vals;
+  if constexpr (!is_var_v<S>) {
+    static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, Real>,
+                  "ngvi::ad fused node: operands must be matrices of double or of Var<Real>");
+    Eigen::Index k = 0;
+    for (Eigen::Index j = 0; j < op.cols; ++j)
+      for (Eigen::Index i = 0; i < op.rows; ++i) vals[k++] = Real(m.derived().coeff(i, j));
+    return op;
+  } else {
+    static_assert(std::is_same_v<S, Var<Real>>,
+                  "ngvi::ad fused node: all Var operands must share the tape scalar");
+    index_t* idx = t.arena().template allocate_array<index_t>(static_cast<std::size_t>(n));
+    Eigen::Index k = 0;
+    bool contiguous = true;
+    bool any_active = false;
+    for (Eigen::Index j = 0; j < op.cols; ++j) {
+      for (Eigen::Index i = 0; i < op.rows; ++i, ++k) {
+        const Var<Real>& v = m.derived().coeff(i, j);
+        if constexpr (checked_mode) v.check_on(t);
+        vals[k] = v.value();
+        idx[k] = v.index();
+        any_active = any_active || v.is_active();
+        contiguous = contiguous && v.is_active() && idx[k] == idx[0] + static_cast<index_t>(k);
+      }
+    }
+    op.active = any_active;
+    if (contiguous && n > 0) {
+      op.first = idx[0];
+    } else if (any_active) {
+      op.indices = idx;
+    }
+    return op;
+  }
+}
+
+// A matrix of fresh Vars with consecutive indices starting at `first`, holding `vals`.
+template <int Rows, int Cols, class Real, class ValueMatrix>
+Eigen::Matrix<Var<Real>, Rows, Cols> make_output(const Tape<Real>& t, index_t first,
+                                                 const ValueMatrix& vals) {
+  Eigen::Matrix<Var<Real>, Rows, Cols> out(vals.rows(), vals.cols());
+  Eigen::Index k = 0;
+  for (Eigen::Index j = 0; j < vals.cols(); ++j)
+    for (Eigen::Index i = 0; i < vals.rows(); ++i, ++k)
+      out(i, j) = Var<Real>::from_index(vals(i, j), first + static_cast<index_t>(k), t);
+  return out;
+}
+
+// The tape scalar shared by the operands of a fused function (double if none is a Var).
+template <class... S>
+struct common_real {
+  using type = double;
+};
+template <class S, class... Rest>
+struct common_real<S, Rest...> {
+  using type = std::conditional_t<is_var_v<S>, tape_scalar_t<S>, typename common_real<Rest...>::type>;
+};
+template <class... S>
+using common_real_t = typename common_real<S...>::type;
+
+template <class... S>
+inline constexpr bool any_var_v = (is_var_v<S> || ...);
+
+}  // namespace ngvi::ad::detail

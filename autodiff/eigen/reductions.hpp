@@ -1,0 +1,151 @@
+// Reductions of matrices to a scalar, each recorded as one statement.
+//
+// sum(M), dot(a, b), squared_norm(M) and log_sum_exp(M) over Eigen matrices of double or
+// Var<Real>. Each is a single statement whose operands are the coefficients (2n for dot
+// when both sides are variables), so the reverse sweep handles it in one tight loop.
+// Cost: one pass forward, one pass backward.
+#pragma once
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <autodiff/core/active_tape.hpp>
+#include <autodiff/core/var.hpp>
+#include <autodiff/eigen/operand.hpp>
+
+namespace ngvi::ad {
+
+namespace detail {
+// Pushes (partial(i), m_i) for the active coefficients of m and closes the statement.
+template <class Real, class Derived, class Partial>
+void push_coefficients(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m, Partial&& partial) {
+  if constexpr (is_var_v<typename Derived::Scalar>) {
+    t.reserve_operands(static_cast<std::size_t>(m.size()));
+    Eigen::Index k = 0;
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i, ++k) {
+        const auto& v = m.derived().coeff(i, j);
+        if (v.is_active()) {
+          if constexpr (checked_mode) v.check_on(t);
+          t.push_operand(partial(i, j, k), v.index());
+        }
+      }
+  }
+}
+
+template <class Real>
+Var<Real> close_statement(Tape<Real>& t, std::size_t begin, const Real& value) {
+  if (t.operand_count() == begin) return Var<Real>(value);
+  const index_t idx = t.push_statement();
+  return Var<Real>::from_index(value, idx, t);
+}
+}  // namespace detail
+
+// Σ m_ij.
+template <class Derived>
+auto sum(const Eigen::MatrixBase<Derived>& m) {
+  using S = typename Derived::Scalar;
+  if constexpr (!is_var_v<S>) {
+    return m.sum();
+  } else {
+    using Real = tape_scalar_t<S>;
+    Tape<Real>& t = active_tape<Real>();
+    Real total(0.0);
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i) total += m.derived().coeff(i, j).value();
+    const std::size_t begin = t.operand_count();
+    detail::push_coefficients(t, m, [](Eigen::Index, Eigen::Index, Eigen::Index) { return Real(1.0); });
+    return detail::close_statement(t, begin, total);
+  }
+}
+
+// Σ m_ij².
+template <class Derived>
+auto squared_norm(const Eigen::MatrixBase<Derived>& m) {
+  using S = typename Derived::Scalar;
+  if constexpr (!is_var_v<S>) {
+    return m.squaredNorm();
+  } else {
+    using Real = tape_scalar_t<S>;
+    Tape<Real>& t = active_tape<Real>();
+    Real total(0.0);
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        const Real& v = m.derived().coeff(i, j).value();
+        total += v * v;
+      }
+    const std::size_t begin = t.operand_count();
+    detail::push_coefficients(t, m, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) {
+      return 2.0 * m.derived().coeff(i, j).value();
+    });
+    return detail::close_statement(t, begin, total);
+  }
+}
+
+// Σ a_i b_i for vectors (or matrices of equal shape).
+template <class DA, class DB>
+auto dot(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
+  using SA = typename DA::Scalar;
+  using SB = typename DB::Scalar;
+  if (a.rows() != b.rows() || a.cols() != b.cols())
+    throw std::invalid_argument("ngvi::ad::dot: shapes " + std::to_string(a.rows()) + "x" +
+                                std::to_string(a.cols()) + " and " + std::to_string(b.rows()) +
+                                "x" + std::to_string(b.cols()) + " differ");
+  if constexpr (!detail::any_var_v<SA, SB>) {
+    return a.derived().cwiseProduct(b.derived()).sum();
+  } else {
+    using Real = detail::common_real_t<SA, SB>;
+    auto value = [](const auto& s) -> Real {
+      if constexpr (is_var_v<std::decay_t<decltype(s)>>) return s.value();
+      else return Real(s);
+    };
+    Tape<Real>& t = active_tape<Real>();
+    Real total(0.0);
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+      for (Eigen::Index i = 0; i < a.rows(); ++i)
+        total += value(a.derived().coeff(i, j)) * value(b.derived().coeff(i, j));
+    const std::size_t begin = t.operand_count();
+    detail::push_coefficients(t, a, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) {
+      return value(b.derived().coeff(i, j));
+    });
+    detail::push_coefficients(t, b, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) {
+      return value(a.derived().coeff(i, j));
+    });
+    return detail::close_statement(t, begin, total);
+  }
+}
+
+// log Σ exp(m_ij), computed stably; its partials are the softmax weights.
+template <class Derived>
+auto log_sum_exp(const Eigen::MatrixBase<Derived>& m) {
+  using S = typename Derived::Scalar;
+  if (m.size() == 0) throw std::invalid_argument("ngvi::ad::log_sum_exp: empty argument");
+  if constexpr (!is_var_v<S>) {
+    const S mx = m.maxCoeff();
+    if (!std::isfinite(value_of(mx))) return mx;
+    return S(mx + std::log((m.array() - mx).exp().sum()));
+  } else {
+    using Real = tape_scalar_t<S>;
+    using std::exp;
+    using std::log;
+    Tape<Real>& t = active_tape<Real>();
+    const detail::RealMatrix<Real> v = values(m);
+    Real mx = v(0);
+    for (Eigen::Index i = 1; i < v.size(); ++i)
+      if (value_of(v(i)) > value_of(mx)) mx = v(i);
+    if (!std::isfinite(value_of(mx))) return Var<Real>(mx);
+    Real z(0.0);
+    for (Eigen::Index i = 0; i < v.size(); ++i) z += exp(v(i) - mx);
+    const Real total = mx + log(z);
+    const std::size_t begin = t.operand_count();
+    detail::push_coefficients(t, m, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) {
+      return Real(exp(v(i, j) - total));
+    });
+    return detail::close_statement(t, begin, total);
+  }
+}
+
+}  // namespace ngvi::ad
