@@ -24,3 +24,4 @@
 #include <autodiff/functional/jacobian.hpp>
 #include <autodiff/functional/per_example.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
+#include <autodiff/verify/verify.hpp>

@@ -83,6 +83,12 @@ struct is_dual : std::false_type {};
 template <class T, int K>
 struct is_dual<Dual<T, K>> : std::true_type {};
 
+// Dual<double, K>: the scalars whose matrix nodes split into double GEMMs.
+template <class T>
+struct is_double_dual : std::false_type {};
+template <int K>
+struct is_double_dual<Dual<double, K>> : std::true_type {};
+
 // ---- arithmetic ----------------------------------------------------------------------------
 
 template <class T, int K>
@@ -200,6 +206,13 @@ inline Dual<T, K> dual_unary(const Dual<T, K>& x) {
   return r;
 }
 
+template <class T, int K>
+inline bool has_tangent(const Dual<T, K>& x) {
+  for (int k = 0; k < K; ++k)
+    if (!is_zero(x.d[k])) return true;
+  return false;
+}
+
 template <class Op, class T, int K>
 inline Dual<T, K> dual_binary(const Dual<T, K>& x, const Dual<T, K>& y) {
   if constexpr (checked_mode) {
@@ -207,8 +220,13 @@ inline Dual<T, K> dual_binary(const Dual<T, K>& x, const Dual<T, K>& y) {
   }
   Dual<T, K> r;
   r.v = Op::f(x.v, y.v);
-  const T g1 = Op::d1(x.v, y.v, r.v);
-  const T g2 = Op::d2(x.v, y.v, r.v);
+  // An operand without tangents (a constant) contributes nothing, so its partial is not
+  // evaluated: it may be undefined where the function is fine in the other argument
+  // (∂/∂y x^y = x^y log x is NaN at x < 0), and NaN·0 would poison the tangents — e.g. the
+  // second derivative of pow(x, 2.0) at x < 0, whose Pow::d1 calls pow on two Duals.
+  const bool dx = has_tangent(x), dy = has_tangent(y);
+  const T g1 = dx ? Op::d1(x.v, y.v, r.v) : T(0.0);
+  const T g2 = dy ? Op::d2(x.v, y.v, r.v) : T(0.0);
   for (int k = 0; k < K; ++k) r.d[k] = g1 * x.d[k] + g2 * y.d[k];
   return r;
 }

@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/active_tape.hpp>
+#include <autodiff/eigen/dual_matmul.hpp>
 #include <autodiff/eigen/operand.hpp>
 
 namespace ngvi::ad {
@@ -49,6 +50,33 @@ struct MatmulNode {
   }
 };
 
+template <int Rows, int Cols, int K, class DA, class DB>
+Eigen::Matrix<Var<Dual<double, K>>, Rows, Cols> dual_matmul(Tape<Dual<double, K>>& t,
+                                                            const Eigen::MatrixBase<DA>& A,
+                                                            const Eigen::MatrixBase<DB>& B) {
+  using Real = Dual<double, K>;
+  auto* node = t.arena().template create<DualMatmulNode<K>>();
+  node->a = save_operand(t, A, false);
+  node->b = save_operand(t, B, false);
+  node->as = split_in_arena<K>(t.arena(), A);
+  node->bs = split_in_arena<K>(t.arena(), B);
+  const Eigen::Index m = A.rows(), n = B.cols();
+  double* cv = t.arena().template allocate_array<double>(static_cast<std::size_t>(m * n));
+  double* cd = t.arena().template allocate_array<double>(static_cast<std::size_t>(K * m * n));
+  DualMatmulNode<K>::product(node->as, node->bs, cv, cd);
+  const bool active = node->a.active || node->b.active;
+  node->c_first = active ? t.new_indices(static_cast<std::size_t>(m * n)) : no_index;
+  Eigen::Matrix<Var<Real>, Rows, Cols> out(m, n);
+  Real c;
+  for (Eigen::Index i = 0; i < m * n; ++i) {
+    c.v = cv[i];
+    for (int k = 0; k < K; ++k) c.d[k] = cd[k * m * n + i];
+    out(i) = active ? Var<Real>::from_index(c, node->c_first + static_cast<index_t>(i), t) : Var<Real>(c);
+  }
+  if (active) t.push_fused(node);
+  return out;
+}
+
 }  // namespace detail
 
 template <class DA, class DB>
@@ -67,21 +95,26 @@ auto matmul(const Eigen::MatrixBase<DA>& A, const Eigen::MatrixBase<DB>& B) {
   } else {
     using Real = detail::common_real_t<SA, SB>;
     Tape<Real>& t = active_tape<Real>();
-    auto* node = t.arena().template create<detail::MatmulNode<Real>>();
-    node->a = detail::save_operand(t, A);
-    node->b = detail::save_operand(t, B);
-    const detail::RealMatrix<Real> C = node->a.value_map() * node->b.value_map();
-    if (!node->a.active && !node->b.active) {
-      Eigen::Matrix<Var<Real>, Rows, Cols> out = C.template cast<Var<Real>>();
-      return out;
+    if constexpr (is_double_dual<Real>::value) {
+      return detail::dual_matmul<Rows, Cols>(t, A, B);
+    } else {
+      auto* node = t.arena().template create<detail::MatmulNode<Real>>();
+      node->a = detail::save_operand(t, A);
+      node->b = detail::save_operand(t, B);
+      const detail::RealMatrix<Real> C = node->a.value_map() * node->b.value_map();
+      if (!node->a.active && !node->b.active) {
+        Eigen::Matrix<Var<Real>, Rows, Cols> out = C.template cast<Var<Real>>();
+        return out;
+      }
+      const bool scatter =
+          (node->a.active && node->a.indices) || (node->b.active && node->b.indices);
+      node->scratch = scatter ? t.arena().template allocate_array<Real>(static_cast<std::size_t>(
+                                    std::max(node->a.size(), node->b.size())))
+                              : nullptr;
+      node->c_first = t.new_indices(static_cast<std::size_t>(C.size()));
+      t.push_fused(node);
+      return detail::make_output<Rows, Cols>(t, node->c_first, C);
     }
-    const bool scatter = (node->a.active && node->a.indices) || (node->b.active && node->b.indices);
-    node->scratch = scatter ? t.arena().template allocate_array<Real>(static_cast<std::size_t>(
-                                  std::max(node->a.size(), node->b.size())))
-                            : nullptr;
-    node->c_first = t.new_indices(static_cast<std::size_t>(C.size()));
-    t.push_fused(node);
-    return detail::make_output<Rows, Cols>(t, node->c_first, C);
   }
 }
 

@@ -59,19 +59,21 @@ struct MatrixOperand {
   }
 };
 
-// Copies values (and indices, unless contiguous) of m into the arena of t.
+// Copies values (unless keep_values is false) and indices (unless contiguous) of m into the
+// arena of t.
 template <class Real, class Derived>
-MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m) {
+MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m, bool keep_values = true) {
   using S = typename Derived::Scalar;
   MatrixOperand<Real> op;
   op.rows = m.rows();
   op.cols = m.cols();
   const Eigen::Index n = op.rows * op.cols;
-  Real* vals = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
+  Real* vals = keep_values ? t.arena().template allocate_array<Real>(static_cast<std::size_t>(n)) : nullptr;
   op.values = vals;
   if constexpr (!is_var_v<S>) {
     static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, Real>,
                   "ngvi::ad fused node: operands must be matrices of double or of Var<Real>");
+    if (!keep_values) return op;
     Eigen::Index k = 0;
     for (Eigen::Index j = 0; j < op.cols; ++j)
       for (Eigen::Index i = 0; i < op.rows; ++i) vals[k++] = Real(m.derived().coeff(i, j));
@@ -87,7 +89,7 @@ MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>
       for (Eigen::Index i = 0; i < op.rows; ++i, ++k) {
         const Var<Real>& v = m.derived().coeff(i, j);
         if constexpr (checked_mode) v.check_on(t);
-        vals[k] = v.value();
+        if (keep_values) vals[k] = v.value();
         idx[k] = v.index();
         any_active = any_active || v.is_active();
         contiguous = contiguous && v.is_active() && idx[k] == idx[0] + static_cast<index_t>(k);

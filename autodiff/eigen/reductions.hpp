@@ -74,7 +74,7 @@ auto squared_norm(const Eigen::MatrixBase<Derived>& m) {
     Real total(0.0);
     for (Eigen::Index j = 0; j < m.cols(); ++j)
       for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        const Real& v = m.derived().coeff(i, j).value();
+        const Real v = m.derived().coeff(i, j).value();
         total += v * v;
       }
     const std::size_t begin = t.operand_count();

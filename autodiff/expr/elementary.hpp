@@ -187,7 +187,9 @@ struct Asin {
   static constexpr const char* domain = "-1 <= x <= 1";
   static bool in_domain(double x) { return !(std::abs(x) > 1.0); }
   template <class T> static T f(const T& x) { using std::asin; return asin(x); }
-  template <class T> static T df(const T& x, const T&) { using std::sqrt; return 1.0 / sqrt(1.0 - x * x); }
+  // (1 − x)(1 + x) instead of 1 − x·x: exact to rounding up to |x| = 1, where 1 − x·x loses
+  // log10(1/(1 − |x|)) digits.
+  template <class T> static T df(const T& x, const T&) { using std::sqrt; return 1.0 / sqrt((1.0 - x) * (1.0 + x)); }
 };
 
 struct Acos {
@@ -195,7 +197,7 @@ struct Acos {
   static constexpr const char* domain = "-1 <= x <= 1";
   static bool in_domain(double x) { return !(std::abs(x) > 1.0); }
   template <class T> static T f(const T& x) { using std::acos; return acos(x); }
-  template <class T> static T df(const T& x, const T&) { using std::sqrt; return -1.0 / sqrt(1.0 - x * x); }
+  template <class T> static T df(const T& x, const T&) { using std::sqrt; return -1.0 / sqrt((1.0 - x) * (1.0 + x)); }
 };
 
 struct Atan {
@@ -254,7 +256,7 @@ struct Atanh {
   static constexpr const char* domain = "-1 <= x <= 1";
   static bool in_domain(double x) { return !(std::abs(x) > 1.0); }
   template <class T> static T f(const T& x) { using std::atanh; return atanh(x); }
-  template <class T> static T df(const T& x, const T&) { return 1.0 / (1.0 - x * x); }
+  template <class T> static T df(const T& x, const T&) { return 1.0 / ((1.0 - x) * (1.0 + x)); }
 };
 
 struct Erf {
@@ -335,9 +337,11 @@ struct Pow {
   static constexpr const char* domain = "x >= 0, or x < 0 with integer y";
   static bool in_domain(double x, double y) { return !(x < 0.0 && std::isfinite(y) && std::floor(y) != y); }
   template <class T> static T f(const T& x, const T& y) { using std::pow; return pow(x, y); }
+  // Only (0, 0) is special (0·0^-1 would be NaN): for x != 0, y·x^(y−1) is already 0 at
+  // y == 0, and its tangent x^(y−1)(1 + y log x) is the cross derivative 1/x there.
   template <class T> static T d1(const T& x, const T& y, const T&) {
     using std::pow;
-    if (value_of(y) == 0.0) return T(0.0);
+    if (value_of(y) == 0.0 && value_of(x) == 0.0) return T(0.0);
     return y * pow(x, y - 1.0);
   }
   // At x == 0 the limit of x^y log x is 0 for y > 0.
