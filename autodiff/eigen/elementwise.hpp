@@ -79,23 +79,28 @@ auto elementwise(const Eigen::MatrixBase<Derived>& m) {
     using Real = tape_scalar_t<S>;
     Tape<Real>& t = active_tape<Real>();
     auto* node = t.arena().template create<UnaryElementwiseNode<Real>>();
-    node->x = save_operand(t, m);
+    // The reverse step needs only the derivatives: the input values go straight into the
+    // output buffer, which the function then overwrites.
+    node->x = save_operand(t, m, false);
     const Eigen::Index n = node->x.size();
     Real* f = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
     Real* d = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
+    {
+      Eigen::Index k = 0;
+      for (Eigen::Index j = 0; j < m.cols(); ++j)
+        for (Eigen::Index i = 0; i < m.rows(); ++i) f[k++] = m.derived().coeff(i, j).value();
+    }
+    if constexpr (checked_mode) {
+      for (Eigen::Index i = 0; i < n; ++i)
+        if (!Op::in_domain(value_of(f[i]))) throw_domain<Op>(value_of(f[i]));
+    }
     if constexpr (std::is_same_v<Real, double>) {
-      if constexpr (checked_mode) {
-        for (Eigen::Index i = 0; i < n; ++i)
-          if (!Op::in_domain(node->x.values[i])) throw_domain<Op>(node->x.values[i]);
-      }
-      eval_with_derivative<Op>(node->x.values, f, d, n);
+      eval_with_derivative<Op>(f, f, d, n);
     } else {
       for (Eigen::Index i = 0; i < n; ++i) {
-        if constexpr (checked_mode) {
-          if (!Op::in_domain(value_of(node->x.values[i]))) throw_domain<Op>(value_of(node->x.values[i]));
-        }
-        f[i] = Op::f(node->x.values[i]);
-        d[i] = Op::df(node->x.values[i], f[i]);
+        const Real x = f[i];
+        f[i] = Op::f(x);
+        d[i] = Op::df(x, f[i]);
       }
     }
     node->derivative = d;

@@ -81,24 +81,30 @@ MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>
   } else {
     static_assert(std::is_same_v<S, Var<Real>>,
                   "ngvi::ad fused node: all Var operands must share the tape scalar");
-    index_t* idx = t.arena().template allocate_array<index_t>(static_cast<std::size_t>(n));
-    Eigen::Index k = 0;
-    bool contiguous = true;
+    // First pass: values, and whether the indices are consecutive (the common case, which
+    // needs no index list). Only an operand that is not gets its indices stored.
+    const auto& md = m.derived();
+    const index_t first = n > 0 ? md.coeff(0, 0).index() : no_index;
+    bool contiguous = first != no_index;
     bool any_active = false;
+    Eigen::Index k = 0;
     for (Eigen::Index j = 0; j < op.cols; ++j) {
       for (Eigen::Index i = 0; i < op.rows; ++i, ++k) {
-        const Var<Real>& v = m.derived().coeff(i, j);
+        const Var<Real>& v = md.coeff(i, j);
         if constexpr (checked_mode) v.check_on(t);
         if (keep_values) vals[k] = v.value();
-        idx[k] = v.index();
         any_active = any_active || v.is_active();
-        contiguous = contiguous && v.is_active() && idx[k] == idx[0] + static_cast<index_t>(k);
+        contiguous = contiguous && v.index() == first + static_cast<index_t>(k);
       }
     }
     op.active = any_active;
-    if (contiguous && n > 0) {
-      op.first = idx[0];
+    if (contiguous) {
+      op.first = first;
     } else if (any_active) {
+      index_t* idx = t.arena().template allocate_array<index_t>(static_cast<std::size_t>(n));
+      k = 0;
+      for (Eigen::Index j = 0; j < op.cols; ++j)
+        for (Eigen::Index i = 0; i < op.rows; ++i, ++k) idx[k] = md.coeff(i, j).index();
       op.indices = idx;
     }
     return op;

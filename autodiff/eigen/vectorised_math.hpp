@@ -8,6 +8,8 @@
 // definitions in elementary.hpp.
 #pragma once
 
+#include <algorithm>
+
 #include <Eigen/Core>
 
 #include <autodiff/expr/elementary.hpp>
@@ -17,18 +19,26 @@ namespace ngvi::ad::detail {
 using ArrayMap = Eigen::Map<Eigen::ArrayXd>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXd>;
 
+// Works in chunks that stay in L1 and need no heap memory.
 inline void vec_tanh(ConstArrayMap x, ArrayMap out) {
-  const Eigen::ArrayXd x2 = x * x;
-  // Odd Taylor series of tanh to x^19; |x| < 0.125 keeps the truncation below 1e-17.
-  const Eigen::ArrayXd series =
-      x * (1.0 + x2 * (-1.0 / 3 + x2 * (2.0 / 15 + x2 * (-17.0 / 315 + x2 * (62.0 / 2835 +
-          x2 * (-1382.0 / 155925 + x2 * (21844.0 / 6081075 + x2 * (-929569.0 / 638512875 +
-          x2 * (6404582.0 / 10854718875.0)))))))));
-  const Eigen::ArrayXd closed = 1.0 - 2.0 / ((2.0 * x).exp() + 1.0);
-  out = (x.abs() < 0.125).select(series, closed);
+  constexpr Eigen::Index chunk = 256;
+  using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, chunk, 1>;
+  for (Eigen::Index s = 0; s < x.size(); s += chunk) {
+    const Eigen::Index len = std::min(chunk, x.size() - s);
+    const auto xs = x.segment(s, len);
+    const Chunk x2 = xs * xs;
+    // Odd Taylor series of tanh to x^19; for |x| < 0.125 the truncation is below 1e-17.
+    const Chunk series =
+        xs * (1.0 + x2 * (-1.0 / 3 + x2 * (2.0 / 15 + x2 * (-17.0 / 315 + x2 * (62.0 / 2835 +
+            x2 * (-1382.0 / 155925 + x2 * (21844.0 / 6081075 + x2 * (-929569.0 / 638512875 +
+            x2 * (6404582.0 / 10854718875.0)))))))));
+    const Chunk closed = 1.0 - 2.0 / ((2.0 * xs).exp() + 1.0);
+    out.segment(s, len) = (xs.abs() < 0.125).select(series, closed);
+  }
 }
 
-// f(x) and f'(x) for an elementary function over n doubles.
+// f(x) and f'(x) for an elementary function over n doubles. fp may equal xp (in place):
+// every branch reads x before it writes f.
 template <class Op>
 inline void eval_with_derivative(const double* xp, double* fp, double* dp, Eigen::Index n) {
   ConstArrayMap x(xp, n);
@@ -40,26 +50,34 @@ inline void eval_with_derivative(const double* xp, double* fp, double* dp, Eigen
     f = x.exp();
     d = f;
   } else if constexpr (std::is_same_v<Op, fn::Log>) {
-    f = x.log();
     d = 1.0 / x;
+    f = x.log();
   } else if constexpr (std::is_same_v<Op, fn::Logistic>) {
     f = 1.0 / (1.0 + (-x).exp());
     d = f * (1.0 - f);
   } else if constexpr (std::is_same_v<Op, fn::Log1pExp>) {
-    // log(1 + e^x) = max(x, 0) + log1p(e^{-|x|}); derivative logistic(x).
-    const Eigen::ArrayXd e = (-x.abs()).exp();
-    f = x.max(0.0) + e.log1p();
-    d = (x >= 0.0).select(1.0 / (1.0 + e), e / (1.0 + e));
+    // log(1 + e^x) = max(x, 0) + log1p(e^{-|x|}); derivative logistic(x). In chunks, so
+    // e^{-|x|} needs no heap memory.
+    constexpr Eigen::Index chunk = 256;
+    using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, chunk, 1>;
+    for (Eigen::Index s = 0; s < n; s += chunk) {
+      const Eigen::Index len = std::min(chunk, n - s);
+      const Chunk xs = x.segment(s, len);
+      const Chunk e = (-xs.abs()).exp();
+      d.segment(s, len) = (xs >= 0.0).select(1.0 / (1.0 + e), e / (1.0 + e));
+      f.segment(s, len) = xs.max(0.0) + e.log1p();
+    }
   } else if constexpr (std::is_same_v<Op, fn::Square>) {
-    f = x * x;
     d = 2.0 * x;
+    f = x * x;
   } else if constexpr (std::is_same_v<Op, fn::Sqrt>) {
     f = x.sqrt();
     d = 0.5 / f;
   } else {
     for (Eigen::Index i = 0; i < n; ++i) {
-      f[i] = Op::f(x[i]);
-      d[i] = Op::df(x[i], f[i]);
+      const double xi = xp[i];
+      fp[i] = Op::f(xi);
+      dp[i] = Op::df(xi, fp[i]);
     }
   }
 }

@@ -62,19 +62,34 @@ inline void check_fd_order(int order) {
                                 std::to_string(order));
 }
 
-// Boost's derivative of g at t = 0 with its error estimate, for a run-time order.
+// A non-owning reference to a callable double(double). Boost's stencils are instantiated
+// once for this type (five orders) instead of once per caller lambda, which keeps test and
+// user translation units quick to compile; the indirect call costs nothing next to f.
+struct ScalarFunctionRef {
+  const void* object;
+  double (*call)(const void*, double);
+  double operator()(double t) const { return call(object, t); }
+};
 template <class G>
-double fd_derivative(const G& g, int order, double* error) {
+ScalarFunctionRef scalar_function_ref(const G& g) {
+  return {&g, [](const void* o, double t) { return static_cast<double>((*static_cast<const G*>(o))(t)); }};
+}
+
+// Boost's derivative of g at t = 0 with its error estimate, for a run-time order.
+inline double fd_derivative(ScalarFunctionRef g, int order, double* error) {
   namespace bd = boost::math::differentiation;
-  auto gg = [&g](double t) { return static_cast<double>(g(t)); };
   switch (order) {
-    case 1: return bd::finite_difference_derivative<decltype(gg), double, 1>(gg, 0.0, error);
-    case 2: return bd::finite_difference_derivative<decltype(gg), double, 2>(gg, 0.0, error);
-    case 4: return bd::finite_difference_derivative<decltype(gg), double, 4>(gg, 0.0, error);
-    case 6: return bd::finite_difference_derivative<decltype(gg), double, 6>(gg, 0.0, error);
-    case 8: return bd::finite_difference_derivative<decltype(gg), double, 8>(gg, 0.0, error);
+    case 1: return bd::finite_difference_derivative<ScalarFunctionRef, double, 1>(g, 0.0, error);
+    case 2: return bd::finite_difference_derivative<ScalarFunctionRef, double, 2>(g, 0.0, error);
+    case 4: return bd::finite_difference_derivative<ScalarFunctionRef, double, 4>(g, 0.0, error);
+    case 6: return bd::finite_difference_derivative<ScalarFunctionRef, double, 6>(g, 0.0, error);
+    case 8: return bd::finite_difference_derivative<ScalarFunctionRef, double, 8>(g, 0.0, error);
     default: check_fd_order(order); return 0.0;
   }
+}
+template <class G>
+double fd_derivative(const G& g, int order, double* error) {
+  return fd_derivative(scalar_function_ref(g), order, error);
 }
 
 // The step search. eval(s, d, err) computes the derivative estimates d (already divided by
@@ -90,8 +105,9 @@ double fd_derivative(const G& g, int order, double* error) {
 // singularity can also look converged: central differences cancel an even singularity
 // (log|Γ(x)| near its pole at 0 looks like a smooth function with slope −γ), so a run at
 // large s can be wrong where a run at small s is right, never the other way round. Hence the
-// estimate comes from the last run (smallest s; a run of >= 2 trials beats a single trial),
-// and within it from the trial with the smallest absolute error estimate. Without any
+// estimate comes from the last run (smallest s; a run of >= 2 trials beats a single trial;
+// runs from the fallback start come first), and within it from the trial with the smallest
+// absolute error estimate. Without any
 // converged trial (a derivative that is exactly 0, or a point where double precision cannot
 // resolve the stencil) the trial with the smallest absolute error estimate is used.
 // A run ends the search of its start after two more non-converged trials (roundoff only gets
@@ -109,10 +125,12 @@ void search_scale(Eval&& eval, double s_max, Eigen::Index n, Eigen::VectorXd& d,
   };
   std::vector<Trial> trials;
   int runs = 0;
+  int first_fallback_run = -1;  // runs from the fallback start take precedence
   Eigen::VectorXd td(n), te(n);
   for (double start : {s_max, s_fallback}) {
     if (!(start > 0.0) || (start != s_max && start >= s_max * std::pow(8.0, 1 - max_trials)))
       continue;
+    if (start != s_max) first_fallback_run = runs;
     bool in_run = false;
     int run_length = 0, after_run = 0;
     double s = start;
@@ -140,14 +158,19 @@ void search_scale(Eval&& eval, double s_max, Eigen::Index n, Eigen::VectorXd& d,
       trials.push_back(Trial{td, te, emax, converged ? runs - 1 : -1});
     }
   }
-  // The last run of >= 2 trials, else the last run, else none (-1).
+  // The last run of >= 2 trials, else the last run, else none (-1); the fallback start's
+  // runs (smaller s still) are considered first.
   int chosen = -1;
   std::vector<int> length(static_cast<std::size_t>(runs), 0);
   for (const Trial& t : trials)
     if (t.run >= 0) ++length[static_cast<std::size_t>(t.run)];
-  for (int r = runs - 1; r >= 0 && chosen < 0; --r)
-    if (length[static_cast<std::size_t>(r)] >= 2) chosen = r;
-  if (chosen < 0) chosen = runs - 1;
+  auto pick = [&](int lo, int hi) {  // runs [lo, hi)
+    for (int r = hi - 1; r >= lo && chosen < 0; --r)
+      if (length[static_cast<std::size_t>(r)] >= 2) chosen = r;
+    if (chosen < 0 && hi > lo) chosen = hi - 1;
+  };
+  if (first_fallback_run >= 0) pick(first_fallback_run, runs);
+  if (chosen < 0) pick(0, first_fallback_run >= 0 ? first_fallback_run : runs);
   const Trial* best = nullptr;
   for (const Trial& t : trials)
     if ((chosen < 0 || t.run == chosen) && (!best || t.abs_err < best->abs_err)) best = &t;

@@ -21,11 +21,12 @@ struct Tolerance {
   // The allowance for a reference value b.
   constexpr double allowed(double reference) const { return abs + rel * std::abs(reference); }
   // Whether `computed` agrees with `reference`. NaN never agrees with anything; equal values
-  // (including equal infinities) always do.
+  // (including equal infinities) always do; an infinity agrees with nothing else (its
+  // allowance would be infinite too).
   bool accepts(double computed, double reference) const {
     if (computed == reference) return true;
-    const double diff = std::abs(computed - reference);
-    return diff <= allowed(reference);  // false for NaN
+    if (!std::isfinite(computed) || !std::isfinite(reference)) return false;
+    return std::abs(computed - reference) <= allowed(reference);
   }
   // This tolerance widened (or narrowed) by a factor, for a documented special case.
   constexpr Tolerance scaled(double factor) const { return Tolerance{rel * factor, abs * factor}; }
