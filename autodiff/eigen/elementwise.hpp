@@ -8,6 +8,7 @@
 // memory: the operand values and the derivatives.
 #pragma once
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/active_tape.hpp>
+#include <autodiff/core/dual.hpp>
 #include <autodiff/eigen/operand.hpp>
 #include <autodiff/eigen/vectorised_math.hpp>
 #include <autodiff/expr/elementary.hpp>
@@ -60,6 +62,36 @@ struct BinaryElementwiseNode {
   }
 };
 
+template <class Op>
+inline constexpr bool has_vectorised_second_derivative =
+    std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
+    std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
+    std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt>;
+
+// In place: f holds the dual inputs on entry and f(x) on exit; d receives f'(x) as duals.
+// Values and derivatives come from the vectorised double kernels; the tangents follow from
+// the chain rule: f(x).d_k = f'·x.d_k and f'(x).d_k = f''·x.d_k.
+template <class Op, int K>
+void dual_elementwise(Dual<double, K>* f, Dual<double, K>* d, Eigen::Index n) {
+  constexpr Eigen::Index chunk = 256;
+  double xv[chunk], fv[chunk], d1[chunk], d2[chunk];
+  for (Eigen::Index s = 0; s < n; s += chunk) {
+    const Eigen::Index len = std::min(chunk, n - s);
+    for (Eigen::Index i = 0; i < len; ++i) xv[i] = f[s + i].v;
+    eval_with_two_derivatives<Op>(xv, fv, d1, d2, len);
+    for (Eigen::Index i = 0; i < len; ++i) {
+      Dual<double, K>& fi = f[s + i];
+      Dual<double, K>& di = d[s + i];
+      di.v = d1[i];
+      for (int k = 0; k < K; ++k) {
+        di.d[k] = d2[i] * fi.d[k];
+        fi.d[k] *= d1[i];
+      }
+      fi.v = fv[i];
+    }
+  }
+}
+
 template <class Op, class Derived>
 auto elementwise(const Eigen::MatrixBase<Derived>& m) {
   using S = typename Derived::Scalar;
@@ -96,6 +128,8 @@ auto elementwise(const Eigen::MatrixBase<Derived>& m) {
     }
     if constexpr (std::is_same_v<Real, double>) {
       eval_with_derivative<Op>(f, f, d, n);
+    } else if constexpr (is_double_dual<Real>::value && has_vectorised_second_derivative<Op>) {
+      dual_elementwise<Op>(f, d, n);
     } else {
       for (Eigen::Index i = 0; i < n; ++i) {
         const Real x = f[i];

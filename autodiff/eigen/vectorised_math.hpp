@@ -82,6 +82,36 @@ inline void eval_with_derivative(const double* xp, double* fp, double* dp, Eigen
   }
 }
 
+// f, f' and f'' over n doubles, for the dual (forward-over-reverse) elementwise nodes. The
+// vectorised branches use closed forms of f'' in terms of f and f'; other functions go
+// through one Dual<double, 1> evaluation of f' per coefficient.
+template <class Op>
+inline void eval_with_two_derivatives(const double* xp, double* fp, double* d1p, double* d2p,
+                                      Eigen::Index n) {
+  constexpr bool vectorised =
+      std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
+      std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
+      std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt>;
+  if constexpr (vectorised) {
+    ConstArrayMap x(xp, n);
+    ArrayMap f(fp, n), d1(d1p, n), d2(d2p, n);
+    if constexpr (std::is_same_v<Op, fn::Log>) d2 = -1.0 / (x * x);
+    if constexpr (std::is_same_v<Op, fn::Square>) d2.setConstant(2.0);
+    eval_with_derivative<Op>(xp, fp, d1p, n);
+    if constexpr (std::is_same_v<Op, fn::Tanh>) d2 = -2.0 * f * d1;
+    if constexpr (std::is_same_v<Op, fn::Exp>) d2 = f;
+    if constexpr (std::is_same_v<Op, fn::Logistic>) d2 = d1 * (1.0 - 2.0 * f);
+    if constexpr (std::is_same_v<Op, fn::Log1pExp>) d2 = d1 * (1.0 - d1);
+    if constexpr (std::is_same_v<Op, fn::Sqrt>) d2 = -0.5 * d1 * d1 / f;
+  } else {
+    (void)xp;
+    (void)fp;
+    (void)d1p;
+    (void)d2p;
+    (void)n;
+  }
+}
+
 // f(x) only.
 template <class Op>
 inline void eval_value(const double* xp, double* fp, Eigen::Index n) {
