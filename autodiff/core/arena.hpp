@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -31,7 +32,11 @@ class Arena {
   void* allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t)) {
     while (current_ < blocks_.size()) {
       Block& b = blocks_[current_];
-      const std::size_t start = (offset_ + align - 1) & ~(align - 1);
+      // Align the address, not the offset: a block is only as aligned as new[] made it
+      // (alignof(std::max_align_t)), and callers may ask for more (alignas(32/64) payloads).
+      const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(b.data.get());
+      const std::size_t start =
+          static_cast<std::size_t>(((base + offset_ + align - 1) & ~(std::uintptr_t{align} - 1)) - base);
       if (start + bytes <= b.size) {
         offset_ = start + bytes;
         return b.data.get() + start;

@@ -102,7 +102,7 @@ inline void eval_with_two_derivatives(const double* xp, double* fp, double* d1p,
     if constexpr (std::is_same_v<Op, fn::Exp>) d2 = f;
     if constexpr (std::is_same_v<Op, fn::Logistic>) d2 = d1 * (1.0 - 2.0 * f);
     if constexpr (std::is_same_v<Op, fn::Log1pExp>) d2 = d1 * (1.0 - d1);
-    if constexpr (std::is_same_v<Op, fn::Sqrt>) d2 = -0.5 * d1 * d1 / f;
+    if constexpr (std::is_same_v<Op, fn::Sqrt>) d2 = -d1 * d1 / f;
   } else {
     (void)xp;
     (void)fp;

@@ -31,8 +31,9 @@ namespace ngvi::ad::verify {
 
 // Checks ∇f(x) from value_and_gradient against finite_diff_gradient (with `tol`) and the
 // recorded value against f evaluated on double (with tolerances::ad_vs_ad).
-// Cost: one AD gradient + one evaluation of f + the FD gradient (about 24-40 evaluations of f
-// per coordinate with the step search, (order + 2) with fd.scale).
+// Cost: one AD gradient + one evaluation of f + the FD gradient (typically 40-64 evaluations
+// of f per coordinate with the step search, i.e. 5-8 trial steps of order + 2 evaluations;
+// order + 2 with fd.scale).
 template <class F>
 CheckReport check_gradient(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                            const Tolerance& tol = tolerances::gradient_vs_fd,
@@ -50,7 +51,7 @@ CheckReport check_gradient(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
 // Checks ∇²f(x)·v from hvp against finite_diff_hvp (with `tol`) and against hessian(f, x)·v
 // (with `ad_tol`); the gradient that gradient_and_hvp returns is checked against gradient()
 // (with `ad_tol`). Cost: one hvp + one gradient + one Hessian (⌈n/8⌉ dual sweeps) + the FD
-// (about 24-40 AD gradients with the step search, (order + 2) with fd.scale).
+// (typically 40-64 AD gradients with the step search, order + 2 with fd.scale).
 template <class F>
 CheckReport check_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                       const Eigen::Ref<const Eigen::VectorXd>& v,
@@ -72,8 +73,8 @@ CheckReport check_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
 // Hessian column by column from hvp(f, x, e_j) and checks it is symmetric and that its
 // symmetric part equals hessian(f, x) (both with `ad_tol`). The driver symmetrises its
 // result, so the raw columns are where an inconsistent cross-derivative shows.
-// Cost: one Hessian (⌈n/8⌉ dual sweeps) + n hvps + the FD Hessian (about 24-40 AD gradients
-// per column with the step search, (order + 2) with fd.scale).
+// Cost: one Hessian (⌈n/8⌉ dual sweeps) + n hvps + the FD Hessian (typically 40-64 AD
+// gradients per column with the step search, order + 2 with fd.scale).
 template <class F>
 CheckReport check_hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                           const Tolerance& tol = tolerances::hessian_vs_fd,

@@ -66,9 +66,9 @@ CheckReport compare(const Eigen::DenseBase<A>& computed, const Eigen::DenseBase<
   if (computed.rows() != reference.rows() || computed.cols() != reference.cols()) {
     r.passed = false;
     r.worst_ratio = std::numeric_limits<double>::infinity();
-    r.note = "shape mismatch: computed is " + std::to_string(computed.rows()) + "x" +
-             std::to_string(computed.cols()) + ", reference is " +
-             std::to_string(reference.rows()) + "x" + std::to_string(reference.cols());
+    r.note = detail::cat("shape mismatch: computed is ", std::to_string(computed.rows()), "x",
+                         std::to_string(computed.cols()), ", reference is ", std::to_string(reference.rows()),
+                         "x", std::to_string(reference.cols()));
     return r;
   }
   for (Eigen::Index j = 0; j < reference.cols(); ++j)

@@ -38,6 +38,7 @@
 
 #include <autodiff/core/config.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
+#include <autodiff/verify/report.hpp>
 
 namespace ngvi::ad::verify {
 
@@ -58,8 +59,8 @@ namespace detail {
 
 inline void check_fd_order(int order) {
   if (order != 1 && order != 2 && order != 4 && order != 6 && order != 8)
-    throw std::invalid_argument("ngvi::ad::verify: finite-difference order must be 1, 2, 4, 6 or 8, got " +
-                                std::to_string(order));
+    throw std::invalid_argument(
+        cat("ngvi::ad::verify: finite-difference order must be 1, 2, 4, 6 or 8, got ", std::to_string(order)));
 }
 
 // A non-owning reference to a callable double(double). Boost's stencils are instantiated
@@ -259,9 +260,9 @@ Eigen::VectorXd finite_diff_gradient(F&& f, const Eigen::Ref<const Eigen::Vector
   detail::check_fd_order(opts.order);
   const Eigen::Index n = x.size();
   if (opts.scale.size() != 0 && opts.scale.size() != n)
-    throw std::invalid_argument("ngvi::ad::verify::finite_diff_gradient: opts.scale has " +
-                                std::to_string(opts.scale.size()) + " entries, expected " +
-                                std::to_string(n) + " (the size of x) or 0");
+    throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_gradient: opts.scale has ",
+                                            std::to_string(opts.scale.size()), " entries, expected ",
+                                            std::to_string(n), " (the size of x) or 0"));
   Eigen::VectorXd g(n), err(n);
   Eigen::VectorXd xp = x;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -308,9 +309,9 @@ Eigen::MatrixXd finite_diff_hessian(F&& f, const Eigen::Ref<const Eigen::VectorX
   detail::check_fd_order(opts.order);
   const Eigen::Index n = x.size();
   if (opts.scale.size() != 0 && opts.scale.size() != n)
-    throw std::invalid_argument("ngvi::ad::verify::finite_diff_hessian: opts.scale has " +
-                                std::to_string(opts.scale.size()) + " entries, expected " +
-                                std::to_string(n) + " (the size of x) or 0");
+    throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_hessian: opts.scale has ",
+                                            std::to_string(opts.scale.size()), " entries, expected ",
+                                            std::to_string(n), " (the size of x) or 0"));
   Eigen::MatrixXd H(n, n), E(n, n);
   Eigen::VectorXd xp = x;
   for (Eigen::Index j = 0; j < n; ++j) {
@@ -357,13 +358,13 @@ Eigen::VectorXd finite_diff_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& 
   detail::check_fd_order(opts.order);
   const Eigen::Index n = x.size();
   if (v.size() != n)
-    throw std::invalid_argument("ngvi::ad::verify::finite_diff_hvp: direction v has " +
-                                std::to_string(v.size()) + " entries, expected " +
-                                std::to_string(n) + " (the size of x)");
+    throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_hvp: direction v has ",
+                                            std::to_string(v.size()), " entries, expected ", std::to_string(n),
+                                            " (the size of x)"));
   if (opts.scale.size() > 1)
-    throw std::invalid_argument("ngvi::ad::verify::finite_diff_hvp: opts.scale has " +
-                                std::to_string(opts.scale.size()) +
-                                " entries, expected 1 (the scale along v) or 0");
+    throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_hvp: opts.scale has ",
+                                            std::to_string(opts.scale.size()),
+                                            " entries, expected 1 (the scale along v) or 0"));
   Eigen::VectorXd d = Eigen::VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
   Eigen::VectorXd e = Eigen::VectorXd::Constant(n, std::numeric_limits<double>::infinity());
   const double vmax = n > 0 ? v.cwiseAbs().maxCoeff() : 0.0;

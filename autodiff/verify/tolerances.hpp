@@ -68,6 +68,12 @@ inline constexpr Tolerance independent_ad{1e-10, 1e-14};
 // accumulate rounding linearly in the chain length, so this is looser than ad_vs_ad.
 inline constexpr Tolerance closed_form{1e-11, 1e-14};
 
+// A vectorised kernel (eigen/vectorised_math.hpp) vs the C library's scalar function: both
+// are accurate to about an ulp, the kernels' closed forms add a few more (tanh through exp).
+// The absolute part covers derivatives formed as 1 − f² where f ≈ 1: an ulp of f there is
+// an absolute, not a relative, error of the derivative.
+inline constexpr Tolerance vectorised_kernel{1e-14, 1e-15};
+
 // Bitwise equality: results that must not depend on the thread or the run.
 inline constexpr Tolerance exact{0.0, 0.0};
 

@@ -1,0 +1,158 @@
+// Tests of autodiff/functional/hessian.hpp: exact Hessians by forward-over-reverse in blocks
+// of K directions, against closed forms (Rosenbrock, a quadratic form, which must come out
+// exact to rounding), against finite differences of the AD gradient and the hvp columns
+// (check_hessian); blocking: K = 1, 3 (not a divisor of n: a partial last block) and the
+// default 8 agree; the value and gradient outputs; constant functions and n = 0; and the
+// regression of pow(x, y) at y = 0, whose cross partial 1/x used to be lost.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <autodiff/core/var.hpp>
+#include <autodiff/eigen/num_traits.hpp>
+#include <autodiff/expr/functions.hpp>
+#include <autodiff/expr/operators.hpp>
+#include <autodiff/functional/hessian.hpp>
+#include <autodiff/functional/value_and_gradient.hpp>
+#include <autodiff/verify/check.hpp>
+#include <support/check_report.hpp>
+
+namespace {
+
+namespace vf = ngvi::ad::verify;
+namespace tol = ngvi::ad::verify::tolerances;
+
+struct Rosenbrock {
+  template <class X>
+  auto operator()(const X& x) const {
+    using S = std::decay_t<decltype(x(0))>;
+    S f = 0.0;
+    for (Eigen::Index i = 0; i + 1 < x.size(); ++i) {
+      const S a = x(i + 1) - x(i) * x(i);
+      const S b = 1.0 - x(i);
+      f += 100.0 * a * a + b * b;
+    }
+    return f;
+  }
+  // H(i,i) += 1200x_i² − 400x_{i+1} + 2, H(i,i+1) = H(i+1,i) = −400x_i, H(i+1,i+1) += 200.
+  static Eigen::MatrixXd hess(const Eigen::VectorXd& x) {
+    const Eigen::Index n = x.size();
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
+    for (Eigen::Index i = 0; i + 1 < n; ++i) {
+      H(i, i) += 1200.0 * x(i) * x(i) - 400.0 * x(i + 1) + 2.0;
+      H(i, i + 1) = H(i + 1, i) = -400.0 * x(i);
+      H(i + 1, i + 1) += 200.0;
+    }
+    return H;
+  }
+};
+
+Eigen::VectorXd test_point(Eigen::Index n) {
+  Eigen::VectorXd x(n);
+  for (Eigen::Index i = 0; i < n; ++i) x(i) = 0.9 * std::cos(0.7 * static_cast<double>(i) + 0.3);
+  return x;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(hessian_test)
+
+BOOST_AUTO_TEST_CASE(rosenbrock_matches_the_closed_form) {
+  for (Eigen::Index n : {2, 5, 10, 17}) {
+    BOOST_TEST_CONTEXT("n = " << n) {
+      const Eigen::VectorXd x = test_point(n);
+      double value = 0.0;
+      Eigen::VectorXd grad;
+      const Eigen::MatrixXd H = ngvi::ad::hessian(Rosenbrock{}, x, &value, &grad);
+      NGVI_CHECK_REPORT(vf::compare(H, Rosenbrock::hess(x), tol::closed_form, "Hessian vs closed form"));
+      NGVI_CHECK_REPORT(vf::compare(value, Rosenbrock{}(x), tol::ad_vs_ad, "value output"));
+      NGVI_CHECK_REPORT(vf::compare(grad, ngvi::ad::gradient(Rosenbrock{}, x), tol::ad_vs_ad, "gradient output"));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(block_size_does_not_change_the_result) {
+  // n = 10: K = 1 (ten sweeps), K = 3 (three full blocks and a block of one), K = 8 (one
+  // full block and a block of two).
+  const Eigen::VectorXd x = test_point(10);
+  const Eigen::MatrixXd H8 = ngvi::ad::hessian<8>(Rosenbrock{}, x);
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian<1>(Rosenbrock{}, x), H8, tol::ad_vs_ad, "K = 1 vs K = 8"));
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian<3>(Rosenbrock{}, x), H8, tol::ad_vs_ad, "K = 3 vs K = 8"));
+  NGVI_CHECK_REPORT(vf::compare(H8, H8.transpose(), tol::exact, "symmetric"));
+}
+
+BOOST_AUTO_TEST_CASE(quadratic_form_is_exact) {
+  // f = ½ xᵀAx with a non-symmetric integer A: H = ½(A + Aᵀ) exactly (all partials are
+  // sums of integers times ½).
+  Eigen::Matrix4d A;
+  A << 4, -1, 2, 0, 3, 5, -2, 1, 0, 1, 6, -3, 2, 0, 1, 7;
+  auto f = [&A](const auto& x) {
+    using S = std::decay_t<decltype(x(0))>;
+    S s = 0.0;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) s += 0.5 * A(i, j) * x(i) * x(j);
+    return s;
+  };
+  const Eigen::Vector4d x(0.5, -1.25, 2.0, 0.75);
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(f, x), (0.5 * (A + A.transpose())).eval(), tol::exact,
+                                "Hessian of a quadratic form"));
+}
+
+BOOST_AUTO_TEST_CASE(agrees_with_finite_differences_and_hvp_columns) {
+  auto f = [](const auto& x) {
+    using std::atan2;
+    using std::exp;
+    using std::log;
+    using std::sin;
+    using S = std::decay_t<decltype(x(0))>;
+    return S(exp(0.3 * x(0)) * sin(x(1) * x(2)) + log(1.0 + x(3) * x(3)) * x(0) + atan2(x(2), x(3)));
+  };
+  for (const Eigen::Vector4d& x : {Eigen::Vector4d(0.2, -0.7, 1.1, 0.5), Eigen::Vector4d(-1.5, 2.0, 0.3, -0.9)})
+    NGVI_CHECK_REPORT(vf::check_hessian(f, x));
+  NGVI_CHECK_REPORT(vf::check_hessian(Rosenbrock{}, test_point(9)));
+}
+
+BOOST_AUTO_TEST_CASE(pow_cross_partial_at_a_zero_exponent) {
+  // ∂²(x^y)/∂x∂y = x^{y−1}(1 + y log x) = 1/x at y = 0 (it used to come out as 0 on one
+  // side, so the symmetrised result was 1/(2x)).
+  auto f = [](const auto& x) {
+    using std::pow;
+    using S = std::decay_t<decltype(x(0))>;
+    return S(pow(x(0), x(1)));
+  };
+  const Eigen::Vector2d x(2.5, 0.0);
+  Eigen::Matrix2d exact;
+  const double l = std::log(2.5);
+  exact << 0.0, 1.0 / 2.5, 1.0 / 2.5, l * l;
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(f, x), exact, tol::closed_form, "Hessian of x^y at y = 0"));
+  NGVI_CHECK_REPORT(vf::check_hessian(f, x));
+}
+
+BOOST_AUTO_TEST_CASE(constant_functions_and_empty_inputs) {
+  auto constant = [](const auto& x) {
+    using S = typename std::decay_t<decltype(x)>::Scalar;
+    return S(3.0);
+  };
+  double value = 0.0;
+  Eigen::VectorXd grad;
+  const Eigen::MatrixXd H = ngvi::ad::hessian(constant, Eigen::Vector3d(1, 2, 3), &value, &grad);
+  BOOST_TEST(value == 3.0);
+  NGVI_CHECK_REPORT(vf::compare(H, Eigen::Matrix3d::Zero(), tol::exact, "Hessian of a constant"));
+  NGVI_CHECK_REPORT(vf::compare(grad, Eigen::Vector3d::Zero(), tol::exact, "gradient of a constant"));
+  const Eigen::MatrixXd H0 = ngvi::ad::hessian(constant, Eigen::VectorXd(0), &value);
+  BOOST_TEST(H0.rows() == 0);
+  BOOST_TEST(H0.cols() == 0);
+  BOOST_TEST(value == 3.0);
+  // Linear functions: zero Hessian, exactly.
+  auto linear = [](const auto& x) {
+    using S = std::decay_t<decltype(x(0))>;
+    return S(2.0 * x(0) - 3.0 * x(1) + x(2));
+  };
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(linear, Eigen::Vector3d(1, 2, 3)), Eigen::Matrix3d::Zero(),
+                                tol::exact, "Hessian of a linear function"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
