@@ -66,7 +66,8 @@ template <class Op>
 inline constexpr bool has_vectorised_second_derivative =
     std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
     std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
-    std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt>;
+    std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt> || std::is_same_v<Op, fn::Sin> ||
+    std::is_same_v<Op, fn::Cos>;
 
 // In place: f holds the dual inputs on entry and f(x) on exit; d receives f'(x) as duals.
 // Values and derivatives come from the vectorised double kernels; the tangents follow from

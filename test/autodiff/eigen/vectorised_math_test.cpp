@@ -68,9 +68,17 @@ BOOST_AUTO_TEST_CASE(exp_log_sqrt_square_kernels) {
   check_kernel<ad::fn::Sqrt>(grid(1e-3, 50.0), "sqrt");
   check_kernel<ad::fn::Square>(grid(-7.0, 7.0), "square");
 }
+BOOST_AUTO_TEST_CASE(sin_and_cos_kernels_in_every_quadrant_and_beyond_the_reduction_range) {
+  check_kernel<ad::fn::Sin>(grid(-40.0, 40.0), "sin");
+  check_kernel<ad::fn::Cos>(grid(-40.0, 40.0), "cos");
+  check_kernel<ad::fn::Sin>(grid(-1e4, 1e4), "sin, |x| to 1e4");
+  check_kernel<ad::fn::Cos>(grid(1e6, 3e6), "cos past 2^20 (libm)");
+}
 BOOST_AUTO_TEST_CASE(logistic_and_log1p_exp_kernels) {
   check_kernel<ad::fn::Logistic>(grid(-30.0, 30.0), "logistic");
   check_kernel<ad::fn::Log1pExp>(grid(-40.0, 40.0), "log1p_exp");
+  check_kernel<ad::fn::Log1pExp>(grid(-1e-6, 1e-6), "log1p_exp near 0");
+  check_kernel<ad::fn::Log1pExp>(grid(-745.0, -700.0), "log1p_exp deep in the left tail");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
