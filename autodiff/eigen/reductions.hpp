@@ -1,9 +1,10 @@
-// Reductions of matrices to a scalar, each recorded as one statement.
+// Reductions of matrices to a scalar, each recorded as one tape entry.
 //
 // sum(M), dot(a, b), squared_norm(M) and log_sum_exp(M) over Eigen matrices of double or
-// Var<Real>. Each is a single statement whose operands are the coefficients (2n for dot
-// when both sides are variables), so the reverse sweep handles it in one tight loop.
-// Cost: one pass forward, one pass backward.
+// Var<Real>. sum and squared_norm are fused nodes whose reverse step is one vectorised pass
+// over the operand's adjoints (no per-coefficient operand records); dot and log_sum_exp are
+// single statements whose operands are the coefficients (2n for dot when both sides are
+// variables). Cost: one pass forward, one pass backward.
 #pragma once
 
 #include <cmath>
@@ -36,6 +37,41 @@ void push_coefficients(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m, Parti
   }
 }
 
+template <class Real, bool Square>
+struct ReductionNode {
+  MatrixOperand<Real> x;  // values kept only for the square
+  index_t out;
+
+  void reverse(Real* adj) const {
+    const Real a = adj[out];
+    if (is_zero(a)) return;
+    if constexpr (Square) {
+      x.add_to_adjoints(adj, (x.value_map().array() * (2.0 * a)).matrix());
+    } else {
+      x.add_to_adjoints(adj, RealMatrix<Real>::Constant(x.rows, x.cols, a));
+    }
+  }
+};
+
+template <bool Square, class Derived>
+auto reduce(const Eigen::MatrixBase<Derived>& m) {
+  using Real = tape_scalar_t<typename Derived::Scalar>;
+  Tape<Real>& t = active_tape<Real>();
+  auto* node = t.arena().template create<ReductionNode<Real, Square>>();
+  node->x = save_operand(t, m, Square);
+  Real total(0.0);
+  if constexpr (Square) {
+    for (Eigen::Index i = 0; i < node->x.size(); ++i) total += node->x.values[i] * node->x.values[i];
+  } else {
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i) total += m.derived().coeff(i, j).value();
+  }
+  if (!node->x.active) return Var<Real>(total);
+  node->out = t.new_index();
+  t.push_fused(node);
+  return Var<Real>::from_index(total, node->out, t);
+}
+
 template <class Real>
 Var<Real> close_statement(Tape<Real>& t, std::size_t begin, const Real& value) {
   if (t.operand_count() == begin) return Var<Real>(value);
@@ -47,41 +83,20 @@ Var<Real> close_statement(Tape<Real>& t, std::size_t begin, const Real& value) {
 // Σ m_ij.
 template <class Derived>
 auto sum(const Eigen::MatrixBase<Derived>& m) {
-  using S = typename Derived::Scalar;
-  if constexpr (!is_var_v<S>) {
+  if constexpr (!is_var_v<typename Derived::Scalar>) {
     return m.sum();
   } else {
-    using Real = tape_scalar_t<S>;
-    Tape<Real>& t = active_tape<Real>();
-    Real total(0.0);
-    for (Eigen::Index j = 0; j < m.cols(); ++j)
-      for (Eigen::Index i = 0; i < m.rows(); ++i) total += m.derived().coeff(i, j).value();
-    const std::size_t begin = t.operand_count();
-    detail::push_coefficients(t, m, [](Eigen::Index, Eigen::Index, Eigen::Index) { return Real(1.0); });
-    return detail::close_statement(t, begin, total);
+    return detail::reduce<false>(m);
   }
 }
 
 // Σ m_ij².
 template <class Derived>
 auto squared_norm(const Eigen::MatrixBase<Derived>& m) {
-  using S = typename Derived::Scalar;
-  if constexpr (!is_var_v<S>) {
+  if constexpr (!is_var_v<typename Derived::Scalar>) {
     return m.squaredNorm();
   } else {
-    using Real = tape_scalar_t<S>;
-    Tape<Real>& t = active_tape<Real>();
-    Real total(0.0);
-    for (Eigen::Index j = 0; j < m.cols(); ++j)
-      for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        const Real v = m.derived().coeff(i, j).value();
-        total += v * v;
-      }
-    const std::size_t begin = t.operand_count();
-    detail::push_coefficients(t, m, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) {
-      return 2.0 * m.derived().coeff(i, j).value();
-    });
-    return detail::close_statement(t, begin, total);
+    return detail::reduce<true>(m);
   }
 }
 
