@@ -108,9 +108,9 @@ double fd_derivative(const G& g, int order, double* error) {
 // large s can be wrong where a run at small s is right, never the other way round. Hence the
 // estimate comes from the last run (smallest s; a run of >= 2 trials beats a single trial;
 // runs from the fallback start come first), and within it from the trial with the smallest
-// absolute error estimate. Without any
-// converged trial (a derivative that is exactly 0, or a point where double precision cannot
-// resolve the stencil) the trial with the smallest absolute error estimate is used.
+// absolute error estimate. Without any converged trial (a derivative that is exactly 0, or a
+// point where double precision cannot resolve the stencil) the trial with the smallest
+// absolute error estimate is used.
 // A run ends the search of its start after two more non-converged trials (roundoff only gets
 // worse as s shrinks). Cost: 3 to 14 calls of eval per start (typically 5-8).
 template <class Eval>
@@ -190,7 +190,7 @@ inline void mark_failed(Eigen::VectorXd& d, Eigen::VectorXd& err) {
   err.setConstant(std::numeric_limits<double>::infinity());
 }
 
-// Boost's step h in t for a stencil of this order (fd_stencil_radius divides it out again).
+// Boost's step h in t for a stencil of this order (fd_stencil_radius is a multiple of it).
 inline double fd_step(int order) {
   const double eps = std::numeric_limits<double>::epsilon();
   switch (order) {
@@ -251,7 +251,8 @@ inline double fd_stencil_radius(int order) {
 }
 
 // ∇f(x) by central finite differences of f evaluated on double. If `error` is given it
-// receives Boost's error estimate per component. Cost: per coordinate, (order + 2) calls of f
+// receives the error estimate per component (Boost's, plus the rounding of the stencil
+// points). Cost: per coordinate, (order + 2) calls of f
 // per trial scale, 3-28 trials (typically 5-8) without opts.scale, 1 with it.
 template <class F>
 Eigen::VectorXd finite_diff_gradient(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
@@ -299,9 +300,9 @@ Eigen::VectorXd finite_diff_gradient(F&& f, const Eigen::Ref<const Eigen::Vector
 
 // The Hessian of f at x as finite differences of ngvi's AD gradient: column j is the
 // derivative of ∇f along e_j. Not symmetrised (its asymmetry is itself a diagnostic). If
-// `error` is given it receives Boost's error estimates. Cost: per column, (order + 2) AD
-// gradients per trial scale, 3-28 trials (typically 5-8) without opts.scale, 1 with it; i.e.
-// O(n) gradients, O(n·cost(f)) each.
+// `error` is given it receives the error estimates (Boost's, plus stencil-point rounding).
+// Cost: per column, (order + 2) AD gradients per trial scale, 3-28 trials (typically 5-8)
+// without opts.scale, 1 with it; i.e. O(n) AD gradients in all.
 template <class F>
 Eigen::MatrixXd finite_diff_hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                                     const FiniteDiffOptions& opts = {},
@@ -349,7 +350,7 @@ Eigen::MatrixXd finite_diff_hessian(F&& f, const Eigen::Ref<const Eigen::VectorX
 // ∇²f(x)·v as the finite-difference derivative of ngvi's AD gradient along v,
 // d/dt ∇f(x + t·v) at t = 0. The search starts from s = max(1, ‖x‖∞)/‖v‖∞ (a step of about
 // Boost's h relative to x); opts.scale, if given, has one entry. Cost: (order + 2) AD
-// gradients per trial scale, 3-28 trials (typically 5-8) without opts.scale, 1 with it.
+// gradients per trial scale, 3-14 trials (typically 5-8) without opts.scale, 1 with it.
 template <class F>
 Eigen::VectorXd finite_diff_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                                 const Eigen::Ref<const Eigen::VectorXd>& v,

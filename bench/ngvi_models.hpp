@@ -1,0 +1,142 @@
+// The workloads W1–W6 written the way ngvi users write models: functions generic in the scalar,
+// taking the flat parameter vector `const Eigen::Matrix<T, Dynamic, 1>& theta`, so one source
+// runs on double, on Var<double> (gradients) and on Var<Dual<double, K>> (HVPs, Hessians).
+//
+// Two formulations per workload:
+//   *_loop   the peers' generic scalar code (reference/models.hpp), the same operation sequence
+//            Stan / ADOL-C / Sacado record: one tape statement per scalar expression;
+//   *_fused  ngvi's matrix-level nodes (matmul, coefficient-wise maps, reductions): a few
+//            tape entries per layer.
+// Parameter layout as in the peers: theta = [W1 (H×D, row-major) | b1 | w2 | b2] for the MLP,
+// theta = [w | b] for logistic regression.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <autodiff/autodiff.hpp>
+
+#include "reference/bench_common.hpp"
+#include "reference/models.hpp"
+
+namespace ngvi_bench {
+
+template <class T>
+using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+
+// ---------------------------------------------------------------------------------- W1
+// f(x) = Σ_{i<n-1} log(1 + exp(x_i x_{i+1})) + sin(x_i)²
+template <class T>
+T chain_loop(const Vec<T>& x) {
+  return adb::w1_chain<T>(x, static_cast<int>(x.size()));
+}
+
+// The same function with fused coefficient-wise nodes and reductions; Σ sin(x_i)² is
+// written ‖sin(x)‖², which saves the square node (see chain_fused_square).
+template <class T>
+T chain_fused(const Vec<T>& x) {
+  using namespace ngvi::ad;
+  const Eigen::Index m = x.size() - 1;
+  const auto a = x.head(m), b = x.tail(m);
+  return sum(log1p_exp(cwise_product(a, b))) + squared_norm(sin(a));
+}
+// Literally Σ log1p_exp(a ∘ b) + Σ square(sin(a)): one node more than chain_fused.
+template <class T>
+T chain_fused_square(const Vec<T>& x) {
+  using namespace ngvi::ad;
+  const Eigen::Index m = x.size() - 1;
+  const auto a = x.head(m), b = x.tail(m);
+  return sum(log1p_exp(cwise_product(a, b))) + sum(square(sin(a)));
+}
+
+// ---------------------------------------------------------------------------------- W2–W4
+// ½ Σ_n (y_n − f(x_n))², f(x) = w2ᵀ tanh(W1 x + b1) + b2
+template <class T>
+T mlp_loss_loop(const Vec<T>& theta, const adb::MlpData& d) {
+  return adb::mlp_loss<T>(theta, d);
+}
+
+// Example n's term ½(y_n − f(x_n))² (W5: per-example gradients).
+template <class T>
+T mlp_example_loss_loop(const Vec<T>& theta, const adb::MlpData& d, Eigen::Index n) {
+  return adb::mlp_example_loss<T>(theta, d, static_cast<int>(n));
+}
+
+// A regression batch in Eigen form: X is N×D (one example per row), y has N entries.
+struct MlpBatch {
+  Eigen::MatrixXd X;
+  Eigen::MatrixXd X1;  // [X | 1], for the bias-in-the-product formulation
+  Eigen::VectorXd y;
+  int D = 0, H = 0;
+  explicit MlpBatch(const adb::MlpData& d)
+      : X(Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+            d.X.data(), d.N, d.D)),
+        X1(d.N, d.D + 1),
+        y(Eigen::Map<const Eigen::VectorXd>(d.y.data(), d.N)),
+        D(d.D),
+        H(d.H) {
+    X1 << X, Eigen::VectorXd::Ones(d.N);
+  }
+};
+
+// The MLP loss with fused nodes, the whole batch at once: Z = tanh(X W1ᵀ + 1 b1ᵀ) (N×H),
+// r = Z w2 + b2 − y, loss = ½‖r‖². W1 is stored H×D row-major in theta, which is W1ᵀ (D×H)
+// column-major, so W1ᵀ is a view of theta without a copy.
+template <class T>
+T mlp_loss_fused(const Vec<T>& theta, const MlpBatch& b) {
+  using namespace ngvi::ad;
+  const int D = b.D, H = b.H;
+  const Eigen::Map<const Mat<T>> W1t(theta.data(), D, H);
+  const auto b1 = theta.segment(H * D, H);
+  const auto w2 = theta.segment(H * D + H, H);
+  const auto b2 = theta.segment(H * D + 2 * H, 1);
+  const auto Z = tanh(add_rowwise(matmul(b.X, W1t), b1.transpose()));
+  const auto r = cwise_difference(add_rowwise(matmul(Z, w2), b2), b.y);
+  return T(0.5 * squared_norm(r));
+}
+
+// Variant: the hidden bias folded into the first product, Z = tanh([X | 1] [W1ᵀ; b1ᵀ]), so
+// the N×H pre-activation is materialised once instead of twice. [W1ᵀ; b1ᵀ] is a copy of
+// theta's variables (copies record nothing), whose indices are no longer consecutive.
+template <class T>
+T mlp_loss_fused_bias(const Vec<T>& theta, const MlpBatch& b) {
+  using namespace ngvi::ad;
+  const int D = b.D, H = b.H;
+  Mat<T> Wb(D + 1, H);
+  Wb.topRows(D) = Eigen::Map<const Mat<T>>(theta.data(), D, H);
+  Wb.row(D) = theta.segment(H * D, H).transpose();
+  const auto w2 = theta.segment(H * D + H, H);
+  const auto b2 = theta.segment(H * D + 2 * H, 1);
+  const auto Z = tanh(matmul(b.X1, Wb));
+  const auto r = cwise_difference(add_rowwise(matmul(Z, w2), b2), b.y);
+  return T(0.5 * squared_norm(r));
+}
+
+// ---------------------------------------------------------------------------------- W6
+// Σ_n log(1 + exp(z_n)) − y_n z_n, z = X w + b
+template <class T>
+T logreg_loss_loop(const Vec<T>& theta, const adb::LrData& d) {
+  return adb::logreg_loss<T>(theta, d);
+}
+
+struct LrBatch {
+  Eigen::MatrixXd X;  // N×D
+  Eigen::VectorXd y;  // N, in {0, 1}
+  int D = 0;
+  explicit LrBatch(const adb::LrData& d)
+      : X(Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+            d.X.data(), d.N, d.D)),
+        y(Eigen::Map<const Eigen::VectorXd>(d.y.data(), d.N)),
+        D(d.D) {}
+};
+
+// With fused nodes: z = X w + b, loss = Σ log1p_exp(z) − y·z.
+template <class T>
+T logreg_loss_fused(const Vec<T>& theta, const LrBatch& b) {
+  using namespace ngvi::ad;
+  const auto z = add_rowwise(matmul(b.X, theta.head(b.D)), theta.segment(b.D, 1));
+  return T(sum(log1p_exp(z)) - dot(b.y, z));
+}
+
+}  // namespace ngvi_bench

@@ -1,0 +1,155 @@
+// The generalized Gauss-Newton matrix G(θ) = Σᵢ Jᵢᵀ H_L,i Jᵢ (seed 001, "Generalized
+// Gauss-Newton Approximation for arbitrary loss"), its diagonal, and a matrix-free G·v.
+//
+// Jᵢ = ∂fᵢ/∂θ is the output Jacobian of example i and H_L,i = ∂²ℓ/∂f² at (fᵢ, yᵢ), from the
+// likelihood's output_hessian. G drops the term Σᵢ Σₖ (∂ℓ/∂fₖ) ∇²fᵢₖ of the exact Hessian, so it
+// equals the Hessian when the network is linear in θ, and it is positive semi-definite whenever
+// H_L is (Gaussian, Bernoulli-logit, softmax, Poisson-log). With a natural-parameter output
+// of an exponential family it also equals the expected (true) Fisher, which mc_fisher.hpp
+// estimates by sampling.
+//
+// Routes: ggn and ggn_diagonal take the Jᵢ from nn::per_example_jacobians (reverse mode);
+// ggn_vector_product never forms Jᵢ: it records fᵢ once on a Var<Dual<double,1>> tape with the
+// input tangents set to v, reads Jᵢv from the outputs' tangents, and gets Jᵢᵀ(H_L,i Jᵢ v) from
+// one reverse sweep seeded with that vector — an independent route to the same numbers.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <autodiff/core/dual.hpp>
+#include <autodiff/core/tape_scope.hpp>
+#include <autodiff/eigen/num_traits.hpp>
+#include <nn/curvature/concepts.hpp>
+#include <nn/curvature/detail/blocked_sum.hpp>
+#include <nn/curvature/options.hpp>
+#include <nn/curvature/output_jacobians.hpp>
+
+namespace ngvi::nn {
+
+// Which second-order matrix of ℓ(f, y) w.r.t. the output f sits between the Jacobians.
+enum class OutputCurvature {
+  // ∂²ℓ/∂f² at (fᵢ, yᵢ) (likelihood().output_hessian): the generalized Gauss-Newton of seed 001.
+  // Indefinite for likelihoods whose loss is not convex in f (learned-noise and
+  // heteroscedastic Gaussians away from the optimum).
+  hessian,
+  // E_{y~p(y|fᵢ)}[∂²ℓ/∂f²] (likelihood().output_fisher): always PSD; the expected (true)
+  // Fisher of θ, which the Monte-Carlo Fisher estimates. Equals `hessian` for canonical-link
+  // likelihoods (fixed-noise Gaussian, Bernoulli-logit, softmax, Poisson-log).
+  fisher,
+};
+
+struct GgnOptions {
+  // The matrix between Jᵢᵀ and Jᵢ. Default: the exact output Hessian, the textbook GGN.
+  OutputCurvature output_curvature = OutputCurvature::hessian;
+  // Threads and deterministic reduction of the sum over examples.
+  CurvatureOptions curvature{};
+};
+
+namespace detail {
+// H_L,i (or its expectation over y) for example i at output f.
+template <class Model>
+Eigen::MatrixXd output_curvature(const Model& model, const Eigen::VectorXd& f, Eigen::Index i,
+                                 OutputCurvature which) {
+  const auto& lik = model.likelihood();
+  if (which == OutputCurvature::fisher) {
+    if constexpr (requires { lik.output_fisher(f); }) {
+      return lik.output_fisher(f);
+    } else {
+      throw std::invalid_argument(
+          "ngvi::nn::ggn: OutputCurvature::fisher needs likelihood().output_fisher(f), which this "
+          "likelihood does not have");
+    }
+  }
+  return lik.output_hessian(f, example_target(model, i));
+}
+}  // namespace detail
+
+// G(θ) = Σᵢ Jᵢᵀ H_L,i Jᵢ, P×P, exactly symmetric.
+// Memory: N·m·P doubles for the Jacobians + reduction_blocks·P² of scratch.
+// Cost: nn::per_example_jacobians (for Supervised<Sequential>: m batched reverse sweeps per
+// block of examples) + N·(m·P² + m²·P) flops, over the threads.
+template <class Model>
+Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta,
+                    const GgnOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "ggn");
+  const Eigen::Index P = theta.size();
+  const detail::OutputsAndJacobians oj =
+      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
+  return detail::symmetrised(detail::blocked_sum(
+      model.num_examples(), P, P, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
+        const auto J = oj.jacobian(i);
+        const Eigen::MatrixXd HL =
+            detail::output_curvature(model, oj.output(i), i, options.output_curvature);
+        acc.noalias() += J.transpose() * (HL * J);
+      }));
+}
+
+// diag G(θ) = Σᵢ Σₖₗ H_L,i(k,l) Jᵢ(k,:) ∘ Jᵢ(l,:), without forming G.
+// Memory: N·m·P doubles for the Jacobians. Cost: nn::per_example_jacobians + N·m²·P flops.
+template <class Model>
+Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                             const GgnOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "ggn_diagonal");
+  const Eigen::Index P = theta.size();
+  const detail::OutputsAndJacobians oj =
+      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
+  return detail::blocked_sum(
+      model.num_examples(), P, 1, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
+        const auto J = oj.jacobian(i);
+        const Eigen::MatrixXd HL =
+            detail::output_curvature(model, oj.output(i), i, options.output_curvature);
+        acc.col(0) += (J.cwiseProduct(HL * J)).colwise().sum().transpose();
+      });
+}
+
+// G(θ)·v without forming G or any Jᵢ (see the file comment).
+// Cost: N recordings of fᵢ in Dual<double,1> arithmetic + N reverse sweeps (about 2-3 gradient
+// evaluations of the loss), over the threads; memory O(P·reduction_blocks).
+template <class Model>
+Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& theta,
+                                   const Eigen::VectorXd& v, const GgnOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "ggn_vector_product");
+  if (v.size() != theta.size())
+    throw std::invalid_argument("ngvi::nn::ggn_vector_product: v has " + std::to_string(v.size()) +
+                                " entries, theta has " + std::to_string(theta.size()));
+  using D = ad::Dual<double, 1>;
+  const Eigen::Index P = theta.size();
+  return detail::blocked_sum(
+      model.num_examples(), P, 1, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
+        ad::TapeScope<D> scope;
+        ad::Tape<D>& t = scope.tape();
+        ad::VarVector<D> th(P);
+        const ad::index_t first = t.new_indices(static_cast<std::size_t>(P));
+        for (Eigen::Index p = 0; p < P; ++p)
+          th(p) =
+              ad::Var<D>::from_index(D(theta(p), 0, v(p)), first + static_cast<ad::index_t>(p), t);
+        const ad::VarVector<D> out = model.example_output(th, i);
+        const Eigen::Index m = out.size();
+        Eigen::VectorXd f(m), Jv(m);
+        for (Eigen::Index k = 0; k < m; ++k) {
+          f(k) = out(k).value().v;
+          Jv(k) = out(k).value().d[0];
+        }
+        const Eigen::VectorXd u =
+            detail::output_curvature(model, f, i, options.output_curvature) * Jv;
+        t.zero_adjoints();
+        bool any = false;
+        for (Eigen::Index k = 0; k < m; ++k) {
+          if (!out(k).is_active()) continue;
+          t.adjoint(out(k).index()) += D(u(k));
+          any = true;
+        }
+        if (!any) return;
+        t.reverse(scope.mark());
+        for (Eigen::Index p = 0; p < P; ++p)
+          acc(p, 0) += t.adjoint(first + static_cast<ad::index_t>(p)).v;
+      });
+}
+
+}  // namespace ngvi::nn

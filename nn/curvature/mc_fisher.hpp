@@ -1,0 +1,166 @@
+// The Monte-Carlo true Fisher: F̃(θ) = Σᵢ (1/S) Σₛ gᵢₛgᵢₛᵀ with gᵢₛ = ∇θ ℓ(fᵢ(θ), ỹᵢₛ) and the
+// targets ỹᵢₛ ~ p(y | fᵢ(θ)) sampled from the model's own predictive (seed 004, footnote 2:
+// "sample the targets from the model's predictions, as done in K-FAC ... known as the true
+// Fisher"). Its expectation over the targets is Σᵢ Jᵢᵀ Cov[∇f ℓ] Jᵢ = Σᵢ Jᵢᵀ F_L,i Jᵢ with F_L
+// the likelihood's output Fisher, i.e. ggn() with OutputCurvature::fisher; for a
+// natural-parameter exponential-family output (fixed-noise Gaussian, Bernoulli-logit, softmax,
+// Poisson-log) that is the generalized Gauss-Newton itself. The error of the estimate shrinks
+// as 1/√S (checked in the tests by the slope of log error against log S).
+//
+// Randomness: example i draws its S targets, in order, from example_rng(seed, i), so the result
+// depends only on (θ, seed, S) and not on the thread count or the order of the examples.
+//
+// Routes: mc_fisher / mc_fisher_diagonal use gᵢₛ = Jᵢᵀ rᵢₛ with rᵢₛ = ∇f ℓ(fᵢ, ỹᵢₛ), so each
+// example costs one output Jacobian (nn::per_example_jacobians) plus S tiny gradients in the
+// output space. sampled_target_gradients records ∇θ ℓ(fᵢ(θ), ỹᵢₛ) through the whole network
+// for each sample with the same targets: the literal definition, an independent check of the
+// fast route, and the per-sample gradients themselves for callers that want them.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <autodiff/functional/per_example.hpp>
+#include <autodiff/functional/value_and_gradient.hpp>
+#include <nn/curvature/concepts.hpp>
+#include <nn/curvature/detail/blocked_sum.hpp>
+#include <nn/curvature/example_rng.hpp>
+#include <nn/curvature/options.hpp>
+#include <nn/curvature/output_jacobians.hpp>
+#include <nn/parallel.hpp>
+
+namespace ngvi::nn {
+
+struct MonteCarloFisherOptions {
+  // S, targets sampled per example. 1 is what K-FAC and noisy natural gradient use per step;
+  // larger S averages away the sampling noise (error ∝ 1/√S).
+  int samples = 1;
+  // Seed of the per-example streams example_rng(seed, i, stream).
+  std::uint64_t seed = 0;
+  // Stream tag mixed into every example's generator, to draw independent targets from the same
+  // seed for different purposes. 0 by default.
+  std::uint64_t stream = 0;
+  // Threads and deterministic reduction of the sum over examples.
+  CurvatureOptions curvature{};
+};
+
+namespace detail {
+inline void check_samples(const MonteCarloFisherOptions& o, const char* who) {
+  if (o.samples < 1)
+    throw std::invalid_argument(std::string("ngvi::nn::") + who +
+                                ": samples = " + std::to_string(o.samples) + ", expected >= 1");
+}
+
+// The S targets of example i drawn from p(y | f) with example i's stream, in order.
+template <class Lik>
+std::vector<Eigen::VectorXd> sample_targets(const Lik& lik, const Eigen::VectorXd& f,
+                                            Eigen::Index i, const MonteCarloFisherOptions& o) {
+  std::mt19937_64 rng = example_rng(o.seed, i, o.stream);
+  std::vector<Eigen::VectorXd> y(static_cast<std::size_t>(o.samples));
+  for (auto& ys : y) ys = lik.sample_target(f, rng);
+  return y;
+}
+
+// rₛ = ∇f ℓ(f, ỹₛ) for the S targets example i draws at its output f.
+template <class Model>
+std::vector<Eigen::VectorXd> sampled_output_gradients(const Model& model, const Eigen::VectorXd& f,
+                                                      Eigen::Index i,
+                                                      const MonteCarloFisherOptions& o) {
+  const auto& lik = model.likelihood();
+  const std::vector<Eigen::VectorXd> y = sample_targets(lik, f, i, o);
+  std::vector<Eigen::VectorXd> r(y.size());
+  for (std::size_t s = 0; s < y.size(); ++s)
+    r[s] = ad::gradient([&](const auto& fv) { return lik.nll(fv, y[s]); }, f);
+  return r;
+}
+
+// (1/S) Σₛ rₛrₛᵀ.
+inline Eigen::MatrixXd mean_outer(const std::vector<Eigen::VectorXd>& r, Eigen::Index m) {
+  Eigen::MatrixXd R = Eigen::MatrixXd::Zero(m, m);
+  for (const auto& rs : r) R.noalias() += rs * rs.transpose();
+  if (!r.empty()) R /= static_cast<double>(r.size());
+  return R;
+}
+}  // namespace detail
+
+// F̃(θ), P×P, exactly symmetric (see the file comment).
+// Memory: N·m·P doubles for the Jacobians + reduction_blocks·P² of scratch.
+// Cost: nn::per_example_jacobians + N·S output-space gradients + N·(m·P² + S·m²) flops, over
+// the threads.
+template <class Model>
+Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta,
+                          const MonteCarloFisherOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "mc_fisher");
+  detail::check_samples(options, "mc_fisher");
+  const Eigen::Index P = theta.size();
+  const detail::OutputsAndJacobians oj =
+      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
+  return detail::symmetrised(detail::blocked_sum(
+      model.num_examples(), P, P, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
+        const auto J = oj.jacobian(i);
+        const Eigen::MatrixXd R = detail::mean_outer(
+            detail::sampled_output_gradients(model, oj.output(i), i, options), oj.m);
+        acc.noalias() += J.transpose() * (R * J);
+      }));
+}
+
+// diag F̃(θ) = Σᵢ (1/S) Σₛ gᵢₛ². Cost: as mc_fisher with N·S·m·P flops instead of N·m·P².
+template <class Model>
+Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                   const MonteCarloFisherOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "mc_fisher_diagonal");
+  detail::check_samples(options, "mc_fisher_diagonal");
+  const Eigen::Index P = theta.size();
+  const detail::OutputsAndJacobians oj =
+      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
+  return detail::blocked_sum(
+      model.num_examples(), P, 1, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
+        const auto J = oj.jacobian(i);
+        Eigen::VectorXd d = Eigen::VectorXd::Zero(P);
+        for (const auto& rs : detail::sampled_output_gradients(model, oj.output(i), i, options))
+          d += (J.transpose() * rs).cwiseAbs2();
+        acc.col(0) += d / static_cast<double>(options.samples);
+      });
+}
+
+// The (N·S)×P matrix whose row i·S + s is gᵢₛ = ∇θ ℓ(fᵢ(θ), ỹᵢₛ), recorded through the whole
+// network for every sample; ỹᵢₛ are the targets mc_fisher uses for the same options, so
+// Σ rows' outer products / S equals mc_fisher up to rounding. Memory N·S·P doubles.
+// Cost: one forward pass + N·S single-example recordings + reverse sweeps, over the threads.
+template <class Model>
+ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::VectorXd& theta,
+                                         const MonteCarloFisherOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "sampled_target_gradients");
+  detail::check_samples(options, "sampled_target_gradients");
+  const Eigen::Index N = model.num_examples();
+  const Eigen::Index S = options.samples;
+  // The same outputs as mc_fisher's, so the same targets are drawn.
+  const Eigen::MatrixXd F = detail::all_outputs(model, theta);
+  std::vector<Eigen::VectorXd> targets(static_cast<std::size_t>(N * S));
+  for (Eigen::Index i = 0; i < N; ++i) {
+    std::vector<Eigen::VectorXd> y = detail::sample_targets(
+        model.likelihood(), Eigen::VectorXd(F.row(i).transpose()), i, options);
+    for (Eigen::Index s = 0; s < S; ++s)
+      targets[static_cast<std::size_t>(i * S + s)] = std::move(y[static_cast<std::size_t>(s)]);
+  }
+  ad::RowMatrixXd G;
+  run_with_threads(options.curvature.parallel, [&](const ad::ParallelOptions& par) {
+    ad::per_example_gradients(
+        [&](const auto& th, Eigen::Index k) {
+          return model.likelihood().nll(model.example_output(th, k / S),
+                                        targets[static_cast<std::size_t>(k)]);
+        },
+        theta, N * S, G, par);
+  });
+  return G;
+}
+
+}  // namespace ngvi::nn

@@ -1,0 +1,94 @@
+// GaussianFixedNoise: y ~ N(f, τ⁻¹ I) with a known noise precision τ.
+//
+// ℓ(f, y) = d/2·log(2π) − d/2·log τ + τ/2·‖y − f‖² for d outputs. The Gauss-Newton matrix of
+// this likelihood is exact for linear models (H_L = τI does not depend on y), which is why it
+// is the reference case for checking GGN code. With τ = 1 the gradient is that of the peers'
+// ½Σ(y − f)² workloads.
+#pragma once
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <Eigen/Core>
+#include <boost/random/normal_distribution.hpp>
+
+#include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/reductions.hpp>
+#include <autodiff/expr/functions.hpp>
+#include <nn/likelihoods/likelihood.hpp>
+
+namespace ngvi::nn {
+
+class GaussianFixedNoise {
+ public:
+  static constexpr std::string_view name = "gaussian_fixed_noise";
+
+  // precision τ > 0; dim = number of outputs d (independent, each with precision τ).
+  explicit GaussianFixedNoise(double precision = 1.0, int dim = 1) : tau_(precision), dim_(dim) {
+    if (!(precision > 0.0) || !std::isfinite(precision))
+      throw std::invalid_argument("ngvi::nn::GaussianFixedNoise: precision must be positive and finite, got " +
+                                  std::to_string(precision));
+    if (dim < 1) throw std::invalid_argument("ngvi::nn::GaussianFixedNoise: dim must be >= 1");
+  }
+
+  double precision() const { return tau_; }
+  int output_dim() const { return dim_; }
+  int net_output_dim() const { return dim_; }
+  int num_params() const { return 0; }
+  int target_dim() const { return dim_; }
+  void add_parameter_blocks(ParameterLayout&) const {}
+  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
+
+  // Cost: O(d); one tape statement per output.
+  template <class T>
+  T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
+    detail::check_example_shapes("GaussianFixedNoise::nll", f.size(), y.size(), dim_, dim_);
+    T total(dim_ * constant());
+    for (int k = 0; k < dim_; ++k) total += (0.5 * tau_) * ad::square(f(k) - y(k));
+    return total;
+  }
+
+  // Σ over rows. Cost: O(B·d); on Var two fused entries (difference node, squared norm).
+  template <class T>
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("GaussianFixedNoise::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), dim_, dim_);
+    const double c = static_cast<double>(F.rows()) * dim_ * constant();
+    return T(c + (0.5 * tau_) * ad::squared_norm(ad::cwise_difference(F, Y)));
+  }
+
+  // τ I. Cost: O(d²).
+  Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
+    detail::check_example_shapes("GaussianFixedNoise::output_hessian", f.size(), y.size(), dim_, dim_);
+    return tau_ * Eigen::MatrixXd::Identity(dim_, dim_);
+  }
+  Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("GaussianFixedNoise::output_fisher", f.size(), dim_, dim_, dim_);
+    return tau_ * Eigen::MatrixXd::Identity(dim_, dim_);
+  }
+
+  // f + ε/√τ, ε ~ N(0, I). Cost: d normal draws.
+  Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
+    detail::check_example_shapes("GaussianFixedNoise::sample_target", f.size(), dim_, dim_, dim_);
+    boost::random::normal_distribution<double> normal(0.0, 1.0 / std::sqrt(tau_));
+    Eigen::VectorXd y(dim_);
+    for (int k = 0; k < dim_; ++k) y(k) = f(k) + normal(rng);
+    return y;
+  }
+  Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("GaussianFixedNoise::predictive_mean", f.size(), dim_, dim_, dim_);
+    return f;
+  }
+  void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("GaussianFixedNoise", Y, dim_); }
+
+ private:
+  // The per-output constant ½log(2π) − ½log τ.
+  double constant() const { return detail::half_log_2pi - 0.5 * std::log(tau_); }
+
+  double tau_;
+  int dim_;
+};
+
+}  // namespace ngvi::nn

@@ -1,0 +1,99 @@
+// HeteroscedasticGaussian: y ~ N(μ(x), diag(exp(v(x)))): the network predicts the mean and
+// the log-variance of each of d outputs.
+//
+// f = [μ (d entries); v (d entries)] (so the network has 2d outputs, means first), and
+//   ℓ(f, y) = Σₖ ½log(2π) + ½vₖ + ½(yₖ − μₖ)² e^{−vₖ}.
+// The log-variance keeps the variance positive with an unconstrained output. The exact
+// ∂²ℓ/∂f² is indefinite whenever y ≠ μ (cross term (y − μ)e^{−v}); output_fisher,
+// diag(e^{−v}, ½), is its PSD expectation over y.
+#pragma once
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <Eigen/Core>
+#include <boost/random/normal_distribution.hpp>
+
+#include <autodiff/expr/functions.hpp>
+#include <nn/likelihoods/likelihood.hpp>
+
+namespace ngvi::nn {
+
+class HeteroscedasticGaussian {
+ public:
+  static constexpr std::string_view name = "heteroscedastic_gaussian";
+
+  explicit HeteroscedasticGaussian(int dim = 1) : dim_(dim) {
+    if (dim < 1) throw std::invalid_argument("ngvi::nn::HeteroscedasticGaussian: dim must be >= 1");
+  }
+
+  int output_dim() const { return 2 * dim_; }
+  int net_output_dim() const { return 2 * dim_; }
+  int num_params() const { return 0; }
+  int target_dim() const { return dim_; }
+  void add_parameter_blocks(ParameterLayout&) const {}
+  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
+
+  // Cost: O(d); one statement per output.
+  template <class T>
+  T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
+    detail::check_example_shapes("HeteroscedasticGaussian::nll", f.size(), y.size(), 2 * dim_, dim_);
+    using std::exp;
+    T total(dim_ * detail::half_log_2pi);
+    for (int k = 0; k < dim_; ++k)
+      total += 0.5 * f(dim_ + k) + 0.5 * ad::square(f(k) - y(k)) * exp(-f(dim_ + k));
+    return total;
+  }
+
+  // Σ over rows. Cost: B per-example recordings (2 statements each) and one sum.
+  template <class T>
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("HeteroscedasticGaussian::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), 2 * dim_,
+                               dim_);
+    return detail::sum_of_rows(*this, F, Y);
+  }
+
+  // Per output k, with r = y − μ and λ = e^{−v}: [[λ, rλ], [rλ, r²λ/2]] on (μₖ, vₖ).
+  Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
+    detail::check_example_shapes("HeteroscedasticGaussian::output_hessian", f.size(), y.size(), 2 * dim_, dim_);
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(2 * dim_, 2 * dim_);
+    for (int k = 0; k < dim_; ++k) {
+      const double lambda = std::exp(-f(dim_ + k)), r = y(k) - f(k);
+      H(k, k) = lambda;
+      H(k, dim_ + k) = H(dim_ + k, k) = r * lambda;
+      H(dim_ + k, dim_ + k) = 0.5 * r * r * lambda;
+    }
+    return H;
+  }
+  // E_y of output_hessian: diag(e^{−v}, ½).
+  Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("HeteroscedasticGaussian::output_fisher", f.size(), dim_, 2 * dim_, dim_);
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(2 * dim_, 2 * dim_);
+    for (int k = 0; k < dim_; ++k) {
+      H(k, k) = std::exp(-f(dim_ + k));
+      H(dim_ + k, dim_ + k) = 0.5;
+    }
+    return H;
+  }
+
+  Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
+    detail::check_example_shapes("HeteroscedasticGaussian::sample_target", f.size(), dim_, 2 * dim_, dim_);
+    boost::random::normal_distribution<double> normal(0.0, 1.0);
+    Eigen::VectorXd y(dim_);
+    for (int k = 0; k < dim_; ++k) y(k) = f(k) + std::exp(0.5 * f(dim_ + k)) * normal(rng);
+    return y;
+  }
+  Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("HeteroscedasticGaussian::predictive_mean", f.size(), dim_, 2 * dim_, dim_);
+    return f.head(dim_);
+  }
+  void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("HeteroscedasticGaussian", Y, dim_); }
+
+ private:
+  int dim_;
+};
+
+}  // namespace ngvi::nn

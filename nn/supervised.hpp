@@ -1,0 +1,166 @@
+// Supervised(net, likelihood, data): the separable model of a network with a likelihood.
+//
+// ℓᵢ(θ) = likelihood.nll(fᵢ(θ), yᵢ), where fᵢ is the network's output for xᵢ followed by the
+// likelihood's own parameters (e.g. GaussianLearnedNoise's log-precision), taken from θ.
+// θ = [network blocks | likelihood blocks]; layout() names them all. Everything is generic
+// in the scalar, so the same model gives losses (double), gradients (Var<double>) and exact
+// Hessians (Var<Dual<double, K>>). Batched members (batch_loss, total_loss, batch_output)
+// run the batch through the network as whole matrices — a few fused tape entries per layer —
+// and are what gradient-based training should call; example_loss/example_output record one
+// example and are what per-example drivers call. This is the model concept the curvature and
+// inference code use (see model_concept.hpp).
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <nn/dataset.hpp>
+#include <nn/likelihoods/likelihood.hpp>
+#include <nn/model_concept.hpp>
+#include <nn/parameters.hpp>
+#include <nn/sequential.hpp>
+
+namespace ngvi::nn {
+
+template <class Net, class Lik>
+class Supervised {
+ public:
+  using net_type = Net;
+  using likelihood_type = Lik;
+
+  // Throws std::invalid_argument if the data do not fit the network or the likelihood
+  // (input width, number of outputs, target width or values, X/Y row counts, non-finite data).
+  Supervised(Net net, Lik likelihood, Dataset data)
+      : net_(std::move(net)), lik_(std::move(likelihood)), data_(std::move(data)), layout_(net_.layout()) {
+    data_.validate();
+    if (data_.input_dim() != net_.input_dim())
+      throw std::invalid_argument("ngvi::nn::Supervised: the data have " + std::to_string(data_.input_dim()) +
+                                  " input columns, the network expects " + std::to_string(net_.input_dim()));
+    if (net_.output_dim() != lik_.net_output_dim())
+      throw std::invalid_argument("ngvi::nn::Supervised: the network has " + std::to_string(net_.output_dim()) +
+                                  " outputs, the likelihood expects " + std::to_string(lik_.net_output_dim()));
+    lik_.check_targets(data_.Y);
+    lik_.add_parameter_blocks(layout_);
+    lik_offset_ = net_.num_params();
+  }
+
+  Eigen::Index num_examples() const { return data_.size(); }
+  Eigen::Index num_params() const { return layout_.size(); }
+  // Length of fᵢ: the network outputs and the likelihood parameters (likelihood().output_dim()).
+  Eigen::Index output_dim() const { return lik_.output_dim(); }
+  const ParameterLayout& layout() const { return layout_; }
+  const Net& net() const { return net_; }
+  const Lik& likelihood() const { return lik_; }
+  const Dataset& data() const { return data_; }
+  // Where the likelihood's own parameters start in θ (== num_params() if it has none).
+  Eigen::Index likelihood_offset() const { return lik_offset_; }
+
+  // A starting θ: the network's initialisation and the likelihood's defaults.
+  // Cost: O(P) draws from rng.
+  void init(Eigen::VectorXd& theta, std::mt19937_64& rng) const {
+    Eigen::VectorXd net_theta;
+    net_.init(net_theta, rng);
+    theta.setZero(num_params());
+    theta.head(net_theta.size()) = net_theta;
+    lik_.init_parameters(theta, layout_);
+  }
+
+  // ℓᵢ(θ). Cost: one single-example forward pass and one nll.
+  template <class T>
+  T example_loss(const Vector<T>& theta, Eigen::Index i) const {
+    check_example(theta.size(), i, "example_loss");
+    return lik_.nll(example_output(theta, i), data_.Y.row(i).transpose().eval());
+  }
+
+  // fᵢ(θ): the network output for xᵢ followed by the likelihood parameters (output_dim()).
+  // Cost: one single-example forward pass.
+  template <class T>
+  Vector<T> example_output(const Vector<T>& theta, Eigen::Index i) const {
+    check_example(theta.size(), i, "example_output");
+    const Matrix<T> F = net_.forward(theta, data_.X.middleRows(i, 1));
+    Vector<T> f(output_dim());
+    f.head(F.cols()) = F.row(0).transpose();
+    f.tail(lik_.num_params()) = theta.segment(lik_offset_, lik_.num_params());
+    return f;
+  }
+
+  // Σ_{i ∈ idx} ℓᵢ(θ), the batch as one matrix pass. Cost: one forward pass over |idx| rows
+  // (a few fused tape entries per layer) and one batched nll.
+  template <class T>
+  T batch_loss(const Vector<T>& theta, std::span<const Eigen::Index> idx) const {
+    const Dataset b = gather(idx);
+    return lik_.batch_nll(outputs_for(theta, b.X), b.Y);
+  }
+  // Σᵢ ℓᵢ(θ) over all N examples. Cost: one forward pass over the whole data set.
+  template <class T>
+  T total_loss(const Vector<T>& theta) const {
+    check_theta(theta.size(), "total_loss");
+    return lik_.batch_nll(outputs_for(theta, data_.X), data_.Y);
+  }
+
+  // The rows fᵢ(θ) for i ∈ idx (|idx|×output_dim()). Cost: one batched forward pass.
+  template <class T>
+  Matrix<T> batch_output(const Vector<T>& theta, std::span<const Eigen::Index> idx) const {
+    return outputs_for(theta, gather(idx).X);
+  }
+  // All N rows fᵢ(θ) (N×output_dim()), in double. Cost: one batched forward pass.
+  Eigen::MatrixXd outputs(const Eigen::VectorXd& theta) const {
+    check_theta(theta.size(), "outputs");
+    return outputs_for(theta, data_.X);
+  }
+  // All N losses ℓᵢ(θ) in double. Cost: one batched forward pass and N nll evaluations.
+  Eigen::VectorXd example_losses(const Eigen::VectorXd& theta) const {
+    const Eigen::MatrixXd F = outputs(theta);
+    Eigen::VectorXd l(num_examples());
+    for (Eigen::Index i = 0; i < num_examples(); ++i)
+      l(i) = lik_.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(data_.Y.row(i).transpose()));
+    return l;
+  }
+
+ private:
+  template <class T>
+  Matrix<T> outputs_for(const Vector<T>& theta, const Eigen::MatrixXd& X) const {
+    check_theta(theta.size(), "forward");
+    const Matrix<T> F = net_.forward(theta, X);
+    const int np = lik_.num_params();
+    if (np == 0) return F;
+    Matrix<T> out(F.rows(), F.cols() + np);
+    out.leftCols(F.cols()) = F;
+    for (int k = 0; k < np; ++k) out.col(F.cols() + k).setConstant(theta(lik_offset_ + k));
+    return out;
+  }
+
+  Dataset gather(std::span<const Eigen::Index> idx) const { return data_.subset(idx); }
+
+  void check_theta(Eigen::Index size, const char* who) const {
+    if (size != num_params())
+      throw std::invalid_argument(std::string("ngvi::nn::Supervised::") + who + ": θ has " + std::to_string(size) +
+                                  " entries, the model has " + std::to_string(num_params()) + " parameters");
+  }
+  void check_example(Eigen::Index theta_size, Eigen::Index i, const char* who) const {
+    check_theta(theta_size, who);
+    if (i < 0 || i >= num_examples())
+      throw std::out_of_range(std::string("ngvi::nn::Supervised::") + who + ": example " + std::to_string(i) +
+                              " outside 0.." + std::to_string(num_examples() - 1));
+  }
+
+  Net net_;
+  Lik lik_;
+  Dataset data_;
+  ParameterLayout layout_;
+  Eigen::Index lik_offset_ = 0;
+};
+
+template <class T>
+struct is_supervised_sequential : std::false_type {};
+template <class Lik>
+struct is_supervised_sequential<Supervised<Sequential, Lik>> : std::true_type {};
+template <class T>
+inline constexpr bool is_supervised_sequential_v = is_supervised_sequential<T>::value;
+
+}  // namespace ngvi::nn

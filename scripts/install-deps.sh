@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that building and testing ngvi needs.
+#
+# Skips apt entirely when every package is already installed, so reruns cost nothing. Runs as
+# root directly (as on CI) or through sudo when available; never prompts (noninteractive).
+set -euo pipefail
+
+packages=(
+  build-essential
+  cmake
+  ninja-build
+  libeigen3-dev
+  libboost-test-dev
+  libboost-math-dev
+  libtbb-dev
+  libfmt-dev
+  libcli11-dev
+  nlohmann-json3-dev
+  libbenchmark-dev
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} Debian packages already installed"
+  exit 0
+fi
+
+if [[ "$(id -u)" -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "install-deps: missing packages (${missing[*]}) and neither root nor sudo available" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+"${as_root[@]}" apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${packages[@]}" </dev/null

@@ -1,0 +1,29 @@
+# Test-listing check, run by CTest as
+#   cmake -DNGVI_TEST_ROOT=<repo>/test -DNGVI_LISTED=<build>/test/listed_test_sources.txt -P listing_test.cmake
+#
+# Test sources are listed by hand in test/**/CMakeLists.txt (no globbing in the build). This
+# check globs instead, and fails naming every *_test.cpp under test/ that no
+# ngvi_add_test_executable() call lists — a test that is never built is a test that cannot fail.
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT NGVI_TEST_ROOT OR NOT NGVI_LISTED)
+  message(FATAL_ERROR "listing_test.cmake: pass -DNGVI_TEST_ROOT=... and -DNGVI_LISTED=...")
+endif()
+
+file(STRINGS "${NGVI_LISTED}" _listed)
+file(GLOB_RECURSE _present RELATIVE "${NGVI_TEST_ROOT}" "${NGVI_TEST_ROOT}/*_test.cpp")
+
+set(_missing 0)
+foreach(_file IN LISTS _present)
+  if(NOT _file IN_LIST _listed)
+    message("test/${_file}: not listed in any ngvi_add_test_executable() SOURCES "
+            "(add it to the CMakeLists.txt of its directory tree and re-run cmake)")
+    math(EXPR _missing "${_missing} + 1")
+  endif()
+endforeach()
+
+if(_missing GREATER 0)
+  message(FATAL_ERROR "test listing: ${_missing} test file(s) are not built")
+endif()
+list(LENGTH _present _count)
+message(STATUS "test listing: all ${_count} *_test.cpp file(s) are built and registered")

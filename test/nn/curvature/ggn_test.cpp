@@ -1,0 +1,173 @@
+// Tests of nn/curvature/ggn.hpp: the generalized Gauss-Newton Σᵢ Jᵢᵀ H_L,i Jᵢ.
+//
+// Independent routes: for a model linear in θ the GGN is the exact Hessian (forward-over-
+// reverse on the whole loss) and has a closed form; the full matrix (reverse-mode Jacobians)
+// against the matrix-free product (forward tangents + one reverse sweep); against the
+// hand-written DenseModel (scalar code, no fused nodes) at the same θ; diagonal against full.
+#include <Eigen/Eigenvalues>
+#include <boost/test/unit_test.hpp>
+
+#include <nn/curvature/ggn.hpp>
+#include <nn/curvature/hessian.hpp>
+
+#include <support/check_report.hpp>
+#include <support/curvature_fixtures.hpp>
+
+namespace {
+
+using namespace ngvi;
+namespace tol = ad::verify::tolerances;
+using ad::verify::compare;
+
+// The GGN and the Hessian sum the same per-example terms in different orders and through
+// different kernels (Jacobian products vs dual sweeps): allow a few ulps per term of the sum.
+constexpr ad::verify::Tolerance reordered_sum = tol::ad_vs_ad.scaled(10.0);
+
+Eigen::VectorXd augmented(const Eigen::MatrixXd& X, Eigen::Index i) {
+  Eigen::VectorXd x(X.cols() + 1);
+  x << X.row(i).transpose(), 1.0;
+  return x;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(ggn_test)
+
+BOOST_AUTO_TEST_CASE(equals_hessian_for_linear_gaussian) {
+  Eigen::VectorXd theta;
+  const double tau = 2.5;
+  const auto m = test::make_supervised({3, 1}, nn::GaussianFixedNoise(tau), 30, 11, &theta);
+  const Eigen::MatrixXd G = nn::ggn(m, theta);
+  NGVI_CHECK_REPORT(compare(G, nn::exact_hessian(m, theta), reordered_sum,
+                            "GGN vs exact Hessian, linear model, Gaussian likelihood"));
+  Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(4, 4);
+  for (Eigen::Index i = 0; i < 30; ++i) {
+    const Eigen::VectorXd x = augmented(m.data().X, i);
+    ref += tau * x * x.transpose();
+  }
+  NGVI_CHECK_REPORT(compare(G, ref, tol::closed_form, "GGN vs τ Σ x̃x̃ᵀ"));
+}
+
+BOOST_AUTO_TEST_CASE(equals_hessian_for_linear_bernoulli_logit) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({3, 1}, nn::BernoulliLogit(), 40, 12, &theta);
+  const Eigen::MatrixXd G = nn::ggn(m, theta);
+  NGVI_CHECK_REPORT(compare(G, nn::exact_hessian(m, theta), reordered_sum,
+                            "GGN vs exact Hessian, linear model, Bernoulli-logit likelihood"));
+  Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(4, 4);
+  for (Eigen::Index i = 0; i < 40; ++i) {
+    const Eigen::VectorXd x = augmented(m.data().X, i);
+    const double p = 1.0 / (1.0 + std::exp(-theta.head(3).dot(m.data().X.row(i)) - theta(3)));
+    ref += p * (1.0 - p) * x * x.transpose();
+  }
+  NGVI_CHECK_REPORT(compare(G, ref, tol::closed_form, "GGN vs Σ p(1−p) x̃x̃ᵀ"));
+}
+
+BOOST_AUTO_TEST_CASE(equals_hessian_for_linear_softmax) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 3}, nn::SoftmaxCategorical(3), 25, 13, &theta);
+  NGVI_CHECK_REPORT(compare(nn::ggn(m, theta), nn::exact_hessian(m, theta), reordered_sum,
+                            "GGN vs exact Hessian, linear model, softmax likelihood"));
+}
+
+BOOST_AUTO_TEST_CASE(differs_from_hessian_for_an_mlp) {
+  // The linear-model identities above are only informative if the GGN is not the Hessian in
+  // general: for a tanh network it drops Σ (∂ℓ/∂f) ∇²f, which is far from zero here.
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 4, 1}, nn::BernoulliLogit(), 30, 14, &theta);
+  const Eigen::MatrixXd G = nn::ggn(m, theta);
+  const Eigen::MatrixXd H = nn::exact_hessian(m, theta);
+  BOOST_TEST((G - H).norm() / H.norm() > 0.05);
+  // The GGN is PSD (H_L = p(1−p) ≥ 0); the Hessian here is not.
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eg(G), eh(H);
+  BOOST_TEST(eg.eigenvalues()(0) > -1e-12 * eg.eigenvalues().cwiseAbs().maxCoeff());
+  BOOST_TEST(eh.eigenvalues()(0) < 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(columns_equal_matrix_free_products) {
+  Eigen::VectorXd theta;
+  const auto gauss =
+      test::make_supervised({2, 3, 2}, nn::GaussianFixedNoise(1.5, 2), 12, 15, &theta);
+  Eigen::MatrixXd G = nn::ggn(gauss, theta);
+  Eigen::MatrixXd cols(G.rows(), G.cols());
+  for (Eigen::Index j = 0; j < G.cols(); ++j)
+    cols.col(j) = nn::ggn_vector_product(gauss, theta, Eigen::VectorXd::Unit(G.cols(), j));
+  NGVI_CHECK_REPORT(
+      compare(cols, G, reordered_sum, "G·e_j vs column j of G (Gaussian, 2 outputs)"));
+
+  const auto soft = test::make_supervised({2, 3, 3}, nn::SoftmaxCategorical(3), 12, 16, &theta);
+  G = nn::ggn(soft, theta);
+  std::mt19937_64 rng(99);
+  std::normal_distribution<double> z(0.0, 1.0);
+  Eigen::VectorXd v(G.cols());
+  for (Eigen::Index p = 0; p < v.size(); ++p) v(p) = z(rng);
+  NGVI_CHECK_REPORT(compare(nn::ggn_vector_product(soft, theta, v), Eigen::VectorXd(G * v),
+                            reordered_sum.scaled(10.0), "G·v matrix-free vs G·v (softmax)"));
+}
+
+BOOST_AUTO_TEST_CASE(matches_hand_written_model) {
+  // Same architecture, likelihood, data and θ layout, written as plain scalar code.
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 3, 1}, nn::BernoulliLogit(), 20, 17, &theta);
+  test::DenseModel<test::BernoulliLogit> ref{{2, 3, 1}, {}, {m.data().X, m.data().Y}};
+  BOOST_TEST_REQUIRE(ref.num_params() == m.num_params());
+  NGVI_CHECK_REPORT(compare(nn::ggn(m, theta), nn::ggn(ref, theta), reordered_sum,
+                            "GGN of nn::Supervised vs GGN of the hand-written model"));
+  NGVI_CHECK_REPORT(compare(nn::exact_hessian(m, theta), nn::exact_hessian(ref, theta),
+                            reordered_sum,
+                            "Hessian of nn::Supervised vs Hessian of the hand-written model"));
+}
+
+BOOST_AUTO_TEST_CASE(fisher_output_curvature_for_heteroscedastic_gaussian) {
+  // ∂²ℓ/∂f² of the heteroscedastic Gaussian is indefinite when y ≠ μ, so the textbook GGN is
+  // not PSD; the output-Fisher variant is, and equals Σ Jᵀ F_L J built by hand.
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 3, 2}, nn::HeteroscedasticGaussian(), 25, 18, &theta);
+  nn::GgnOptions fisher;
+  fisher.output_curvature = nn::OutputCurvature::fisher;
+  const Eigen::MatrixXd GF = nn::ggn(m, theta, fisher);
+  Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(GF.rows(), GF.cols());
+  for (Eigen::Index i = 0; i < m.num_examples(); ++i) {
+    Eigen::VectorXd f;
+    const Eigen::MatrixXd J = nn::example_output_jacobian(m, theta, i, &f);
+    ref += J.transpose() * m.likelihood().output_fisher(f) * J;
+  }
+  NGVI_CHECK_REPORT(compare(GF, ref, reordered_sum, "GGN with output Fisher vs Σ Jᵀ F_L J"));
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ef(GF), eh(nn::ggn(m, theta));
+  BOOST_TEST(ef.eigenvalues()(0) > -1e-12 * ef.eigenvalues().cwiseAbs().maxCoeff());
+  BOOST_TEST(eh.eigenvalues()(0) < -1e-6 * eh.eigenvalues().cwiseAbs().maxCoeff());
+}
+
+BOOST_AUTO_TEST_CASE(diagonal_is_diagonal_of_full) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 3, 3}, nn::SoftmaxCategorical(3), 15, 19, &theta);
+  NGVI_CHECK_REPORT(compare(nn::ggn_diagonal(m, theta),
+                            Eigen::VectorXd(nn::ggn(m, theta).diagonal()), reordered_sum,
+                            "ggn_diagonal vs diag(ggn)"));
+}
+
+BOOST_AUTO_TEST_CASE(bitwise_identical_for_any_thread_count) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 4, 1}, nn::GaussianFixedNoise(1.0), 50, 20, &theta);
+  nn::GgnOptions one, two;
+  one.curvature.parallel = {1, 1};
+  two.curvature.parallel = {2, 1};
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(theta.size(), -1.0, 1.0);
+  NGVI_CHECK_REPORT(
+      compare(nn::ggn(m, theta, two), nn::ggn(m, theta, one), tol::exact, "ggn 2 vs 1 thread"));
+  NGVI_CHECK_REPORT(compare(nn::ggn_diagonal(m, theta, two), nn::ggn_diagonal(m, theta, one),
+                            tol::exact, "ggn_diagonal 2 vs 1 thread"));
+  NGVI_CHECK_REPORT(compare(nn::ggn_vector_product(m, theta, v, two),
+                            nn::ggn_vector_product(m, theta, v, one), tol::exact,
+                            "ggn_vector_product 2 vs 1 thread"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments_throw) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 1}, nn::GaussianFixedNoise(1.0), 5, 21, &theta);
+  BOOST_CHECK_THROW(nn::ggn(m, Eigen::VectorXd::Zero(2)), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::ggn_vector_product(m, theta, Eigen::VectorXd::Zero(2)),
+                    std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,236 @@
+// Tests of nn/dense.hpp, nn/activations.hpp and nn/sequential.hpp: forward values against a
+// hand-written loop, Var values against double, derivatives against finite differences and
+// forward-over-reverse Hessians, tape size, the forward cache and construction errors.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <autodiff/autodiff.hpp>
+#include <nn/sequential.hpp>
+#include <support/check_report.hpp>
+
+using namespace ngvi;
+namespace tol = ngvi::ad::verify::tolerances;
+using ngvi::ad::verify::compare;
+
+namespace {
+
+// The network written out coefficient by coefficient, independent of Eigen products and of
+// the fused nodes: layer k is z_o = Σ_j W(o, j) a_j + b_o with W row-major in θ.
+Eigen::MatrixXd hand_forward(const nn::Sequential& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
+                             const std::vector<std::function<double(double)>>& acts) {
+  Eigen::MatrixXd out(X.rows(), net.output_dim());
+  for (Eigen::Index n = 0; n < X.rows(); ++n) {
+    std::vector<double> a(static_cast<std::size_t>(X.cols()));
+    for (Eigen::Index j = 0; j < X.cols(); ++j) a[j] = X(n, j);
+    std::size_t act = 0;
+    std::size_t dense = 0;
+    for (const nn::Layer& layer : net.layers()) {
+      if (std::holds_alternative<nn::Dense>(layer)) {
+        const nn::DenseSlot& d = net.dense_layers()[dense++];
+        std::vector<double> z(d.out);
+        for (Eigen::Index o = 0; o < d.out; ++o) {
+          double s = theta(d.bias.offset + o);
+          for (Eigen::Index j = 0; j < d.in; ++j) s += theta(d.weight.offset + o * d.in + j) * a[j];
+          z[o] = s;
+        }
+        a = z;
+      } else {
+        for (double& v : a) v = acts[act](v);
+        ++act;
+      }
+    }
+    for (Eigen::Index k = 0; k < net.output_dim(); ++k) out(n, k) = a[k];
+  }
+  return out;
+}
+
+double relu(double x) { return x > 0 ? x : 0.0; }
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double softplus(double x) { return std::log1p(std::exp(x)); }
+
+nn::Sequential all_activations_net() {
+  return nn::Sequential{nn::Dense(4, 6), nn::Tanh{}, nn::Dense(6, 5), nn::Sigmoid{}, nn::Dense(5, 5),
+                        nn::Softplus{}, nn::Dense(5, 4), nn::Relu{}, nn::Dense(4, 3), nn::Identity{}};
+}
+const std::vector<std::function<double(double)>> all_acts = {
+    [](double x) { return std::tanh(x); }, sigmoid, softplus, relu, [](double x) { return x; }};
+
+Eigen::VectorXd random_theta(const nn::Sequential& net, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Eigen::VectorXd th;
+  net.init(th, rng);
+  // Non-zero biases, so a wrong bias index shows.
+  for (const nn::DenseSlot& d : net.dense_layers()) nn::init_normal(th, d.bias, rng, 0.3);
+  return th;
+}
+
+Eigen::MatrixXd random_batch(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n(0.0, 1.0);
+  Eigen::MatrixXd X(rows, cols);
+  for (Eigen::Index k = 0; k < X.size(); ++k) X(k) = n(rng);
+  return X;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(layers_test)
+
+BOOST_AUTO_TEST_CASE(layout_names_and_sizes) {
+  const nn::Sequential net{nn::Dense(13, 50), nn::Tanh{}, nn::Dense(50, 1)};
+  BOOST_TEST(net.num_params() == 751);
+  BOOST_TEST(net.layout().block("dense0.weight").rows == 50);
+  BOOST_TEST(net.layout().block("dense0.weight").cols == 13);
+  BOOST_TEST(net.layout().block("dense0.bias").offset == 650);
+  BOOST_TEST(net.layout().block("dense1.weight").offset == 700);
+  BOOST_TEST(net.layout().block("dense1.bias").offset == 750);
+  BOOST_TEST(net.describe() == "dense(13->50) tanh dense(50->1)");
+  const nn::Sequential built = nn::Sequential::mlp({13, 50, 1}, nn::Tanh{});
+  BOOST_TEST(built.describe() == net.describe());
+}
+
+BOOST_AUTO_TEST_CASE(forward_matches_a_hand_written_loop) {
+  const nn::Sequential net = all_activations_net();
+  const Eigen::VectorXd th = random_theta(net, 1);
+  const Eigen::MatrixXd X = random_batch(9, 4, 2);
+  const Eigen::MatrixXd F = net.forward(th, X);
+  NGVI_CHECK_REPORT(compare(F, hand_forward(net, th, X, all_acts), tol::closed_form, "forward vs loop"));
+}
+
+BOOST_AUTO_TEST_CASE(var_and_dual_forward_values_equal_double) {
+  const nn::Sequential net = all_activations_net();
+  const Eigen::VectorXd th = random_theta(net, 3);
+  const Eigen::MatrixXd X = random_batch(7, 4, 4);
+  const Eigen::MatrixXd F = net.forward(th, X);
+  ad::TapeScope<double> scope;
+  const ad::VarVector<double> tv = th.cast<ad::Var<double>>();
+  NGVI_CHECK_REPORT(compare(ad::values_of(net.forward(tv, X)), F, tol::ad_vs_ad, "Var forward vs double"));
+  using D = ad::Dual<double, 2>;
+  ad::TapeScope<D> dscope;
+  const ad::VarVector<D> dv = th.cast<D>().cast<ad::Var<D>>();
+  NGVI_CHECK_REPORT(compare(ad::values_of(net.forward(dv, X)), F, tol::ad_vs_ad, "Var<Dual> forward vs double"));
+}
+
+// A layer is a handful of fused entries whatever the batch size.
+BOOST_AUTO_TEST_CASE(a_layer_is_a_handful_of_tape_entries) {
+  const nn::Sequential net{nn::Dense(13, 50), nn::Tanh{}, nn::Dense(50, 1)};
+  const Eigen::VectorXd th = random_theta(net, 5);
+  auto statements_for = [&](Eigen::Index batch) {
+    ad::TapeScope<double> scope;
+    ad::Tape<double>& t = scope.tape();
+    ad::VarVector<double> tv(th.size());
+    for (Eigen::Index i = 0; i < th.size(); ++i) tv(i) = ad::Var<double>::independent(th(i));
+    const std::size_t before = t.num_statements();
+    (void)net.forward(tv, random_batch(batch, 13, 6));
+    return t.num_statements() - before;
+  };
+  const std::size_t small = statements_for(3), large = statements_for(455);
+  BOOST_TEST(small == large);
+  BOOST_TEST(large <= 6u);  // 2 dense layers × (product, bias) + 1 activation
+}
+
+BOOST_AUTO_TEST_CASE(gradient_matches_finite_differences) {
+  const nn::Sequential net{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(4, 3), nn::Softplus{}, nn::Dense(3, 2),
+                           nn::Sigmoid{}, nn::Dense(2, 2)};
+  const Eigen::VectorXd th = random_theta(net, 7);
+  const Eigen::MatrixXd X = random_batch(5, 3, 8);
+  const Eigen::MatrixXd R = random_batch(5, 2, 9);
+  // A scalar of the whole output: Σ R ∘ F (any smooth function would do).
+  auto f = [&](const auto& theta) {
+    using T = typename std::decay_t<decltype(theta)>::Scalar;
+    const nn::Matrix<T> F = net.forward(nn::Vector<T>(theta), X);
+    return T(ad::dot(F, R));
+  };
+  NGVI_CHECK_REPORT(ad::verify::check_gradient(f, th));
+  NGVI_CHECK_REPORT(ad::verify::check_hessian(f, th));
+}
+
+// ReLU away from its kink: FD is valid there; the second derivative of the relu part is 0.
+BOOST_AUTO_TEST_CASE(relu_gradient_matches_finite_differences) {
+  const nn::Sequential net{nn::Dense(3, 6), nn::Relu{}, nn::Dense(6, 1)};
+  const Eigen::VectorXd th = random_theta(net, 11);
+  const Eigen::MatrixXd X = random_batch(4, 3, 12);
+  auto f = [&](const auto& theta) {
+    using T = typename std::decay_t<decltype(theta)>::Scalar;
+    const nn::Matrix<T> F = net.forward(nn::Vector<T>(theta), X);
+    return T(ad::squared_norm(F));
+  };
+  // The pre-activations are far enough from 0 for the FD stencil of the default step search.
+  const nn::ForwardCache<double> c = net.forward_with_cache(th, X);
+  BOOST_TEST_REQUIRE(c.pre_activations[0].cwiseAbs().minCoeff() > 1e-3);
+  NGVI_CHECK_REPORT(ad::verify::check_gradient(f, th));
+  NGVI_CHECK_REPORT(ad::verify::check_hessian(f, th));
+  // relu(z) on double: max(z, 0), and NaN stays NaN.
+  Eigen::MatrixXd z(1, 3);
+  z << -1.0, 2.0, std::nan("");
+  const Eigen::MatrixXd r = nn::Relu::apply(z);
+  BOOST_TEST(r(0, 0) == 0.0);
+  BOOST_TEST(r(0, 1) == 2.0);
+  BOOST_TEST(std::isnan(r(0, 2)));
+}
+
+// δ = ∂L/∂Z read from the cache's consecutive tape indices equals the hand-derived backprop
+// for L = ½Σ F² of a one-hidden-layer tanh net: δ₂ = F, δ₁ = (δ₂ W₂) ∘ (1 − tanh²(Z₁)).
+BOOST_AUTO_TEST_CASE(cache_gives_pre_activation_adjoints) {
+  const nn::Sequential net{nn::Dense(3, 5), nn::Tanh{}, nn::Dense(5, 2)};
+  const Eigen::VectorXd th = random_theta(net, 13);
+  const Eigen::MatrixXd X = random_batch(6, 3, 14);
+  ad::TapeScope<double> scope;
+  ad::Tape<double>& t = scope.tape();
+  ad::VarVector<double> tv(th.size());
+  for (Eigen::Index i = 0; i < th.size(); ++i) tv(i) = ad::Var<double>::independent(th(i));
+  const nn::ForwardCache<ad::Var<double>> c = net.forward_with_cache(tv, X);
+  BOOST_TEST(c.inputs.size() == 2u);
+  BOOST_TEST(c.pre_activations.size() == 2u);
+  const ad::Var<double> L = 0.5 * ad::squared_norm(c.output);
+  t.zero_adjoints();
+  t.adjoint(L.index()) = 1.0;
+  t.reverse(scope.mark());
+  const Eigen::MatrixXd F = ad::values_of(c.output);
+  const Eigen::MatrixXd Z1 = ad::values_of(c.pre_activations[0]);
+  const Eigen::Map<const nn::RowMajorMatrix<double>> W2(th.data() + net.dense_layers()[1].weight.offset, 2, 5);
+  const Eigen::MatrixXd d2 = F;
+  const Eigen::MatrixXd d1 = ((d2 * W2).array() * (1.0 - Z1.array().tanh().square())).matrix();
+  NGVI_CHECK_REPORT(compare(nn::adjoints_of(c.pre_activations[1], t), d2, tol::closed_form, "delta of layer 2"));
+  NGVI_CHECK_REPORT(compare(nn::adjoints_of(c.pre_activations[0], t), d1, tol::closed_form, "delta of layer 1"));
+  NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[1]), Eigen::MatrixXd(Z1.array().tanh()), tol::closed_form,
+                            "input of layer 2"));
+  NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[0]), X, tol::exact, "input of layer 1"));
+  // Consecutive indices, column-major: what the batched per-example route relies on.
+  const auto& Z = c.pre_activations[0];
+  for (Eigen::Index k = 0; k < Z.size(); ++k) BOOST_TEST(Z(k).index() == Z(0).index() + k);
+}
+
+BOOST_AUTO_TEST_CASE(init_follows_the_layer_choice) {
+  const nn::Sequential net{nn::Dense(20, 30), nn::Relu{}, nn::Dense(30, 10, nn::Init::zeros), nn::Tanh{},
+                           nn::Dense(10, 2)};
+  std::mt19937_64 rng(1);
+  Eigen::VectorXd th;
+  net.init(th, rng);
+  BOOST_TEST(th.size() == net.num_params());
+  const auto& L = net.layout();
+  BOOST_TEST(nn::vector_view(th, L.block("dense1.weight")).cwiseAbs().maxCoeff() == 0.0);
+  BOOST_TEST(nn::vector_view(th, L.block("dense0.bias")).cwiseAbs().maxCoeff() == 0.0);
+  BOOST_TEST(nn::vector_view(th, L.block("dense2.weight")).cwiseAbs().maxCoeff() <= std::sqrt(6.0 / 12.0));
+  BOOST_TEST(nn::vector_view(th, L.block("dense0.weight")).cwiseAbs().maxCoeff() > std::sqrt(6.0 / 50.0));  // He normal
+}
+
+BOOST_AUTO_TEST_CASE(bad_shapes_are_rejected) {
+  BOOST_CHECK_THROW((nn::Sequential{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(5, 1)}), std::invalid_argument);
+  BOOST_CHECK_THROW((nn::Sequential{nn::Tanh{}}), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::Dense(0, 3), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::Sequential::mlp({3}, nn::Tanh{}), std::invalid_argument);
+  const nn::Sequential net{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(4, 1)};
+  const Eigen::VectorXd th = Eigen::VectorXd::Zero(net.num_params());
+  BOOST_CHECK_THROW(net.forward(th, Eigen::MatrixXd::Zero(2, 4)), std::invalid_argument);
+  BOOST_CHECK_THROW(net.forward(Eigen::VectorXd(Eigen::VectorXd::Zero(3)), Eigen::MatrixXd::Zero(2, 3)),
+                    std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

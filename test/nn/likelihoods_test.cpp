@@ -1,0 +1,267 @@
+// Tests of nn/likelihoods/: NLLs against Boost.Math's distributions (full constants),
+// batch NLL = Σ per-example NLL, closed-form output Hessians against forward-over-reverse
+// Hessians of the NLL, gradients against finite differences, the Fisher as the expected
+// Hessian and the samplers' moments, and target validation.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+#include <boost/math/distributions/bernoulli.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/poisson.hpp>
+
+#include <autodiff/autodiff.hpp>
+#include <nn/likelihoods/likelihoods.hpp>
+#include <support/check_report.hpp>
+
+using namespace ngvi;
+namespace tol = ngvi::ad::verify::tolerances;
+using ngvi::ad::verify::compare;
+
+namespace {
+
+Eigen::VectorXd vec(std::initializer_list<double> v) {
+  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
+  Eigen::Index k = 0;
+  for (double d : v) x(k++) = d;
+  return x;
+}
+
+// −log of Boost.Math's density / mass function.
+double normal_nll(double y, double mean, double sd) {
+  return -std::log(boost::math::pdf(boost::math::normal_distribution<double>(mean, sd), y));
+}
+
+// Checks, for one likelihood at (f, y): closed-form output Hessian vs forward-over-reverse
+// Hessian of nll in f, the nll gradient vs finite differences, and that the Var value equals
+// the double value.
+template <class Lik>
+void check_derivatives(const Lik& lik, const Eigen::VectorXd& f, const Eigen::VectorXd& y) {
+  auto nll = [&](const auto& ff) {
+    using V = std::decay_t<decltype(ff)>;
+    return lik.nll(Eigen::Matrix<typename V::Scalar, Eigen::Dynamic, 1>(ff), y);
+  };
+  NGVI_CHECK_REPORT(compare(lik.output_hessian(f, y), ad::hessian(nll, f), tol::closed_form,
+                            std::string(Lik::name) + ": output_hessian vs AD Hessian of nll"));
+  NGVI_CHECK_REPORT(ad::verify::check_gradient(nll, f));
+}
+
+// Averages output_hessian over S targets drawn by sample_target and compares with
+// output_fisher, entry by entry, within 6 Monte-Carlo standard errors (+1e-12 for entries
+// that are exactly constant). Also checks the sample mean of y against predictive_mean.
+template <class Lik>
+void check_fisher_and_sampler(const Lik& lik, const Eigen::VectorXd& f, std::uint64_t seed) {
+  const int S = 40000;
+  std::mt19937_64 rng(seed);
+  const Eigen::Index K = lik.output_dim();
+  const Eigen::VectorXd y0 = lik.sample_target(f, rng);
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(K, K), sum2 = sum;
+  Eigen::VectorXd ysum = Eigen::VectorXd::Zero(y0.size()), ysum2 = ysum;
+  for (int s = 0; s < S; ++s) {
+    const Eigen::VectorXd y = lik.sample_target(f, rng);
+    const Eigen::MatrixXd H = lik.output_hessian(f, y);
+    sum += H;
+    sum2 += H.cwiseProduct(H);
+    ysum += y;
+    ysum2 += y.cwiseProduct(y);
+  }
+  const Eigen::MatrixXd mean = sum / S;
+  const Eigen::MatrixXd se = ((sum2 / S - mean.cwiseProduct(mean)).cwiseMax(0.0) / S).cwiseSqrt();
+  const Eigen::MatrixXd F = lik.output_fisher(f);
+  for (Eigen::Index i = 0; i < K; ++i)
+    for (Eigen::Index j = 0; j < K; ++j)
+      BOOST_TEST(std::abs(mean(i, j) - F(i, j)) <= 6.0 * se(i, j) + 1e-12,
+                 Lik::name << ": E[output_hessian](" << i << "," << j << ") = " << mean(i, j) << " vs fisher "
+                           << F(i, j) << " (se " << se(i, j) << ")");
+  const Eigen::VectorXd ymean = ysum / S;
+  const Eigen::VectorXd yse = ((ysum2 / S - ymean.cwiseProduct(ymean)).cwiseMax(0.0) / S).cwiseSqrt();
+  const Eigen::VectorXd mu = lik.predictive_mean(f);
+  if (Lik::name == std::string_view("softmax_categorical")) {
+    // y is a class index; its mean is Σ c p_c.
+    const double m = Eigen::VectorXd::LinSpaced(mu.size(), 0, mu.size() - 1).dot(mu);
+    BOOST_TEST(std::abs(ymean(0) - m) <= 6.0 * yse(0), "class-index mean " << ymean(0) << " vs " << m);
+  } else {
+    for (Eigen::Index k = 0; k < mu.size(); ++k)
+      BOOST_TEST(std::abs(ymean(k) - mu(k)) <= 6.0 * yse(k), Lik::name << ": sample mean " << ymean(k) << " vs " << mu(k));
+  }
+}
+
+// batch_nll over rows = Σ nll, on double and on Var (value and gradient).
+template <class Lik>
+void check_batch(const Lik& lik, const Eigen::MatrixXd& F, const Eigen::MatrixXd& Y) {
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < F.rows(); ++i)
+    sum += lik.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(Y.row(i).transpose()));
+  NGVI_CHECK_REPORT(compare(lik.batch_nll(F, Y), sum, tol::ad_vs_ad, std::string(Lik::name) + ": batch_nll vs Σ nll"));
+  const Eigen::VectorXd x = F.reshaped();
+  auto batched = [&](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::Scalar;
+    const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> M = v.reshaped(F.rows(), F.cols());
+    return lik.batch_nll(M, Y);
+  };
+  auto rows = [&](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::Scalar;
+    const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> M = v.reshaped(F.rows(), F.cols());
+    T s(0.0);
+    for (Eigen::Index i = 0; i < M.rows(); ++i)
+      s += lik.nll(Eigen::Matrix<T, Eigen::Dynamic, 1>(M.row(i).transpose()), Eigen::VectorXd(Y.row(i).transpose()));
+    return s;
+  };
+  NGVI_CHECK_REPORT(compare(ad::gradient(batched, x), ad::gradient(rows, x), tol::ad_vs_ad,
+                            std::string(Lik::name) + ": gradient of batch_nll vs of Σ nll"));
+  NGVI_CHECK_REPORT(compare(ad::hessian(batched, x), ad::hessian(rows, x), tol::ad_vs_ad,
+                            std::string(Lik::name) + ": Hessian of batch_nll vs of Σ nll"));
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(likelihoods_test)
+
+BOOST_AUTO_TEST_CASE(gaussian_fixed_noise) {
+  const nn::GaussianFixedNoise lik(4.0, 2);
+  const Eigen::VectorXd f = vec({0.3, -1.2}), y = vec({1.1, -0.4});
+  const double ref = normal_nll(1.1, 0.3, 0.5) + normal_nll(-0.4, -1.2, 0.5);
+  NGVI_CHECK_REPORT(compare(lik.nll(f, y), ref, tol::closed_form, "nll vs Boost normal"));
+  check_derivatives(lik, f, y);
+  check_fisher_and_sampler(lik, f, 1);
+  Eigen::MatrixXd F(3, 2), Y(3, 2);
+  F << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0;
+  Y << 0.0, 1.0, 2.0, -1.0, 0.5, 0.5;
+  check_batch(lik, F, Y);
+  BOOST_CHECK_THROW(nn::GaussianFixedNoise(0.0), std::invalid_argument);
+  BOOST_CHECK_THROW(lik.nll(vec({1.0}), vec({1.0})), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(gaussian_learned_noise) {
+  const nn::GaussianLearnedNoise lik(2.0);
+  BOOST_TEST(lik.output_dim() == 2);
+  BOOST_TEST(lik.net_output_dim() == 1);
+  const double s = std::log(3.0);  // τ = 3
+  const Eigen::VectorXd f = vec({0.7, s}), y = vec({-0.2});
+  NGVI_CHECK_REPORT(compare(lik.nll(f, y), normal_nll(-0.2, 0.7, 1.0 / std::sqrt(3.0)), tol::closed_form,
+                            "nll vs Boost normal"));
+  check_derivatives(lik, f, y);
+  check_fisher_and_sampler(lik, f, 2);
+  Eigen::MatrixXd F(4, 2), Y(4, 1);
+  F << 0.1, s, -0.3, s, 1.5, s, 0.2, s;
+  Y << 0.0, 2.0, 0.5, -1.0;
+  check_batch(lik, F, Y);
+  // The parameter block and its initial value.
+  nn::ParameterLayout layout;
+  layout.add("net", 3, 1);
+  lik.add_parameter_blocks(layout);
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(layout.size());
+  lik.init_parameters(theta, layout);
+  BOOST_TEST(theta(layout.block("log_precision").offset) == std::log(2.0));
+  // Indefinite exact H_L away from y = μ, PSD Fisher.
+  const Eigen::MatrixXd H = lik.output_hessian(f, y);
+  BOOST_TEST(H.determinant() < 0.0);
+  BOOST_TEST(lik.output_fisher(f).determinant() > 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(heteroscedastic_gaussian) {
+  const nn::HeteroscedasticGaussian lik(2);
+  const Eigen::VectorXd f = vec({0.7, -1.0, std::log(0.25), 0.5}), y = vec({0.2, -2.0});
+  const double ref = normal_nll(0.2, 0.7, 0.5) + normal_nll(-2.0, -1.0, std::exp(0.25));
+  NGVI_CHECK_REPORT(compare(lik.nll(f, y), ref, tol::closed_form, "nll vs Boost normal"));
+  check_derivatives(lik, f, y);
+  check_fisher_and_sampler(lik, f, 3);
+  Eigen::MatrixXd F(3, 4), Y(3, 2);
+  F << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0, 0.0, 0.1, -0.5, 0.5, 1.0, -1.0;
+  Y << 0.0, 1.0, 2.0, -1.0, 0.5, 0.5;
+  check_batch(lik, F, Y);
+}
+
+BOOST_AUTO_TEST_CASE(bernoulli_logit) {
+  const nn::BernoulliLogit lik;
+  for (double fv : {-3.0, 0.4, 25.0}) {
+    for (double yv : {0.0, 1.0}) {
+      const double p = 1.0 / (1.0 + std::exp(-fv));
+      const double ref = -std::log(boost::math::pdf(boost::math::bernoulli_distribution<double>(p), yv));
+      // For f = 25, 1 − p rounds: compare there with the stable closed form instead.
+      const double stable = std::log1p(std::exp(-std::abs(fv))) + std::max(fv, 0.0) - yv * fv;
+      NGVI_CHECK_REPORT(compare(lik.nll(vec({fv}), vec({yv})), fv < 20 ? ref : stable, tol::closed_form,
+                                "nll vs Boost bernoulli"));
+    }
+  }
+  const Eigen::VectorXd f = vec({0.4}), y = vec({1.0});
+  check_derivatives(lik, f, y);
+  check_fisher_and_sampler(lik, f, 4);
+  Eigen::MatrixXd F(3, 1), Y(3, 1);
+  F << 0.1, -2.0, 3.0;
+  Y << 0.0, 1.0, 1.0;
+  check_batch(lik, F, Y);
+  // Large logits neither overflow nor lose the answer.
+  BOOST_TEST(std::isfinite(lik.nll(vec({800.0}), vec({0.0}))));
+  NGVI_CHECK_REPORT(compare(lik.nll(vec({800.0}), vec({0.0})), 800.0, tol::closed_form, "nll at f = 800"));
+  Eigen::MatrixXd bad(2, 1);
+  bad << 1.0, 0.5;
+  try {
+    lik.check_targets(bad);
+    BOOST_FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(contains(e.what(), "row 1"), e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(softmax_categorical) {
+  const nn::SoftmaxCategorical lik(3);
+  const Eigen::VectorXd f = vec({0.2, -1.0, 1.3});
+  // Reference in long double: −log(e^{f_c} / Σ e^{f_j}).
+  long double z = 0;
+  for (int j = 0; j < 3; ++j) z += std::exp(static_cast<long double>(f(j)));
+  for (int c = 0; c < 3; ++c) {
+    const double ref = static_cast<double>(-(static_cast<long double>(f(c)) - std::log(z)));
+    NGVI_CHECK_REPORT(compare(lik.nll(f, vec({double(c)})), ref, tol::closed_form, "nll vs long double"));
+  }
+  check_derivatives(lik, f, vec({2.0}));
+  check_fisher_and_sampler(lik, f, 5);
+  Eigen::MatrixXd F(3, 3), Y(3, 1);
+  F << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0, 0.0, 0.1, -0.5;
+  Y << 0.0, 2.0, 1.0;
+  check_batch(lik, F, Y);
+  NGVI_CHECK_REPORT(compare(lik.predictive_mean(f).sum(), 1.0, tol::closed_form, "probabilities sum to 1"));
+  BOOST_CHECK_THROW(lik.nll(f, vec({3.0})), std::invalid_argument);
+  BOOST_CHECK_THROW(lik.nll(f, vec({0.5})), std::invalid_argument);
+  Eigen::MatrixXd bad(2, 1);
+  bad << 1.0, 3.0;
+  BOOST_CHECK_THROW(lik.check_targets(bad), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(poisson_log) {
+  const nn::PoissonLog lik;
+  for (double fv : {-1.0, 0.5, 3.0})
+    for (double yv : {0.0, 1.0, 7.0}) {
+      const double ref = -std::log(boost::math::pdf(boost::math::poisson_distribution<double>(std::exp(fv)), yv));
+      NGVI_CHECK_REPORT(compare(lik.nll(vec({fv}), vec({yv})), ref, tol::closed_form, "nll vs Boost poisson"));
+    }
+  const Eigen::VectorXd f = vec({0.5}), y = vec({3.0});
+  check_derivatives(lik, f, y);
+  check_fisher_and_sampler(lik, f, 6);
+  Eigen::MatrixXd F(3, 1), Y(3, 1);
+  F << 0.1, -2.0, 1.0;
+  Y << 0.0, 1.0, 4.0;
+  check_batch(lik, F, Y);
+  Eigen::MatrixXd bad(1, 1);
+  bad << -1.0;
+  BOOST_CHECK_THROW(lik.check_targets(bad), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(all_kinds_model_the_likelihood_concept) {
+  static_assert(nn::Likelihood<nn::GaussianFixedNoise>);
+  static_assert(nn::Likelihood<nn::GaussianLearnedNoise>);
+  static_assert(nn::Likelihood<nn::HeteroscedasticGaussian>);
+  static_assert(nn::Likelihood<nn::BernoulliLogit>);
+  static_assert(nn::Likelihood<nn::SoftmaxCategorical>);
+  static_assert(nn::Likelihood<nn::PoissonLog>);
+  static_assert(!nn::Likelihood<int>);
+  BOOST_TEST(true);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

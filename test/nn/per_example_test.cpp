@@ -1,0 +1,194 @@
+// Tests of nn/per_example.hpp: per-example gradients by the batched (BackPACK-style) route
+// against the generic one-example-at-a-time route and against independent references
+// (Σ rows = batch gradient, each row = the gradient of that example's loss on its own),
+// bitwise equality across 1, 2 and 7 threads, output Jacobians against ad::jacobian, and
+// per-example Hessians against the Hessian of the total loss.
+#include <boost/test/unit_test.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <autodiff/autodiff.hpp>
+#include <nn/likelihoods/likelihoods.hpp>
+#include <nn/per_example.hpp>
+#include <nn/supervised.hpp>
+#include <support/check_report.hpp>
+
+using namespace ngvi;
+namespace tol = ngvi::ad::verify::tolerances;
+using ngvi::ad::verify::compare;
+
+namespace {
+
+nn::Dataset make_data(Eigen::Index n, Eigen::Index d, Eigen::Index k, std::uint64_t seed, int kind) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0.0, 1.0);
+  nn::Dataset data;
+  data.X.resize(n, d);
+  data.Y.resize(n, k);
+  for (Eigen::Index q = 0; q < data.X.size(); ++q) data.X(q) = z(rng);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < k; ++j) {
+      if (kind == 0) data.Y(i, j) = std::tanh(data.X.row(i).sum()) + 0.3 * z(rng);  // regression
+      if (kind == 1) data.Y(i, j) = static_cast<double>((i + j) % 3);               // class index / count
+      if (kind == 2) data.Y(i, j) = static_cast<double>((i * 7 + j) % 2);           // binary
+    }
+  return data;
+}
+
+template <class M>
+Eigen::VectorXd start(const M& model, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Eigen::VectorXd th;
+  model.init(th, rng);
+  std::normal_distribution<double> z(0.0, 0.2);
+  for (Eigen::Index p = 0; p < th.size(); ++p) th(p) += z(rng);  // biases off zero too
+  return th;
+}
+
+// The checks every model must pass (see the top of this file).
+template <class M>
+void check_model(const M& model, const Eigen::VectorXd& th, const std::string& what) {
+  const Eigen::Index N = model.num_examples(), P = model.num_params();
+  nn::RowMatrixXd Gb, Gg;
+  Eigen::VectorXd lb, lg;
+  nn::per_example_gradients_batched(model, th, Gb, {.threads = 1, .grain = 5}, &lb);
+  nn::per_example_gradients_generic(model, th, Gg, {.threads = 1, .grain = 5}, &lg);
+  BOOST_TEST(Gb.rows() == N);
+  BOOST_TEST(Gb.cols() == P);
+  NGVI_CHECK_REPORT(compare(Gb, Gg, tol::ad_vs_ad, what + ": batched vs generic per-example gradients"));
+  NGVI_CHECK_REPORT(compare(lb, lg, tol::ad_vs_ad, what + ": losses of both routes"));
+  NGVI_CHECK_REPORT(compare(lb, model.example_losses(th), tol::ad_vs_ad, what + ": losses vs example_losses"));
+  // Σ rows = gradient of the total (batched) loss.
+  const Eigen::VectorXd g = ad::gradient([&](const auto& t) { return model.total_loss(t); }, th);
+  NGVI_CHECK_REPORT(compare(Gb.colwise().sum().transpose().eval(), g, tol::ad_vs_ad,
+                            what + ": Σ per-example gradients vs batch gradient"));
+  // One example at a time, each on its own recording.
+  for (Eigen::Index i : {Eigen::Index(0), N / 2, N - 1}) {
+    const Eigen::VectorXd gi = ad::gradient([&](const auto& t) { return model.example_loss(t, i); }, th);
+    NGVI_CHECK_REPORT(compare(Gb.row(i).transpose().eval(), gi, tol::ad_vs_ad,
+                              what + ": row " + std::to_string(i) + " vs gradient of ℓᵢ alone"));
+  }
+  // Jacobians: batched vs generic vs ad::jacobian of example_output.
+  const Eigen::Index K = model.output_dim();
+  nn::RowMatrixXd Jb, Jg;
+  nn::per_example_jacobians_batched(model, th, Jb, {.threads = 1, .grain = 4});
+  nn::per_example_jacobians_generic(model, th, Jg, {.threads = 1, .grain = 4});
+  BOOST_TEST(Jb.rows() == N * K);
+  NGVI_CHECK_REPORT(compare(Jb, Jg, tol::ad_vs_ad, what + ": batched vs generic Jacobians"));
+  const Eigen::MatrixXd J3 = ad::jacobian([&](const auto& t) { return model.example_output(t, 3); }, th);
+  NGVI_CHECK_REPORT(compare(Eigen::MatrixXd(nn::jacobian_block(Jb, 3, K)), J3, tol::ad_vs_ad,
+                            what + ": J_3 vs ad::jacobian"));
+}
+
+// Bitwise equality of every result for 1, 2 and 7 threads (grain fixed).
+template <class M>
+void check_thread_invariance(const M& model, const Eigen::VectorXd& th, const std::string& what) {
+  nn::RowMatrixXd G1, G;
+  nn::per_example_gradients(model, th, G1, {.threads = 1, .grain = 3});
+  const Eigen::VectorXd d1 = nn::squared_column_mean(G1, {.threads = 1});
+  nn::RowMatrixXd Gg1;
+  nn::per_example_gradients_generic(model, th, Gg1, {.threads = 1, .grain = 3});
+  nn::RowMatrixXd J1, J;
+  nn::per_example_jacobians(model, th, J1, {.threads = 1, .grain = 3});
+  for (int threads : {2, 7}) {
+    const std::string tag = what + ", " + std::to_string(threads) + " threads";
+    nn::per_example_gradients(model, th, G, {.threads = threads, .grain = 3});
+    NGVI_CHECK_REPORT(compare(G, G1, tol::exact, tag + ": batched gradients"));
+    NGVI_CHECK_REPORT(compare(nn::squared_column_mean(G, {.threads = threads}), d1, tol::exact,
+                              tag + ": squared column mean"));
+    nn::per_example_gradients_generic(model, th, G, {.threads = threads, .grain = 3});
+    NGVI_CHECK_REPORT(compare(G, Gg1, tol::exact, tag + ": generic gradients"));
+    nn::per_example_jacobians(model, th, J, {.threads = threads, .grain = 3});
+    NGVI_CHECK_REPORT(compare(J, J1, tol::exact, tag + ": Jacobians"));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(per_example_test)
+
+BOOST_AUTO_TEST_CASE(mlp_gaussian_fixed_noise) {
+  const nn::Supervised model(nn::Sequential{nn::Dense(13, 20), nn::Tanh{}, nn::Dense(20, 1)},
+                             nn::GaussianFixedNoise(2.0), make_data(41, 13, 1, 1, 0));
+  const Eigen::VectorXd th = start(model, 2);
+  check_model(model, th, "tanh MLP, Gaussian");
+  check_thread_invariance(model, th, "tanh MLP, Gaussian");
+}
+
+BOOST_AUTO_TEST_CASE(deep_net_every_activation_learned_noise) {
+  const nn::Supervised model(nn::Sequential{nn::Sigmoid{}, nn::Dense(3, 6), nn::Relu{}, nn::Dense(6, 5), nn::Softplus{},
+                                            nn::Dense(5, 4), nn::Sigmoid{}, nn::Dense(4, 2), nn::Tanh{},
+                                            nn::Dense(2, 1), nn::Identity{}},
+                             nn::GaussianLearnedNoise(3.0), make_data(23, 3, 1, 3, 0));
+  const Eigen::VectorXd th = start(model, 4);
+  check_model(model, th, "deep net, learned noise");
+  check_thread_invariance(model, th, "deep net, learned noise");
+  // The log-precision column: ∂ℓᵢ/∂s = ½τrᵢ² − ½ in closed form.
+  nn::RowMatrixXd G;
+  nn::per_example_gradients(model, th, G);
+  const Eigen::MatrixXd F = model.outputs(th);
+  const double tau = std::exp(th(model.likelihood_offset()));
+  Eigen::VectorXd ref(model.num_examples());
+  for (Eigen::Index i = 0; i < ref.size(); ++i) {
+    const double r = model.data().Y(i, 0) - F(i, 0);
+    ref(i) = 0.5 * tau * r * r - 0.5;
+  }
+  NGVI_CHECK_REPORT(compare(G.col(model.likelihood_offset()).eval(), ref, tol::closed_form, "log-precision column"));
+}
+
+BOOST_AUTO_TEST_CASE(classification_and_counts) {
+  const nn::Supervised softmax(nn::Sequential{nn::Dense(4, 7), nn::Tanh{}, nn::Dense(7, 3)}, nn::SoftmaxCategorical(3),
+                               make_data(19, 4, 1, 5, 1));
+  check_model(softmax, start(softmax, 6), "softmax");
+  check_thread_invariance(softmax, start(softmax, 6), "softmax");
+  const nn::Supervised bern(nn::Sequential{nn::Dense(4, 5), nn::Relu{}, nn::Dense(5, 2)}, nn::BernoulliLogit(2),
+                            make_data(17, 4, 2, 7, 2));
+  check_model(bern, start(bern, 8), "bernoulli, 2 outputs");
+  const nn::Supervised pois(nn::Sequential{nn::Dense(4, 1)}, nn::PoissonLog(), make_data(11, 4, 1, 9, 1));
+  check_model(pois, start(pois, 10), "poisson, linear");
+  const nn::Supervised het(nn::Sequential{nn::Dense(2, 6), nn::Softplus{}, nn::Dense(6, 2)},
+                           nn::HeteroscedasticGaussian(), make_data(13, 2, 1, 11, 0));
+  check_model(het, start(het, 12), "heteroscedastic");
+}
+
+BOOST_AUTO_TEST_CASE(squared_column_mean_is_the_mean_of_squares) {
+  nn::RowMatrixXd G(3, 300);
+  std::mt19937_64 rng(1);
+  std::normal_distribution<double> z(0.0, 1.0);
+  for (Eigen::Index k = 0; k < G.size(); ++k) G(k) = z(rng);
+  Eigen::VectorXd ref(300);
+  for (Eigen::Index p = 0; p < 300; ++p) ref(p) = (G(0, p) * G(0, p) + G(1, p) * G(1, p) + G(2, p) * G(2, p)) / 3.0;
+  NGVI_CHECK_REPORT(compare(nn::squared_column_mean(G), ref, tol::closed_form, "squared column mean"));
+  BOOST_TEST(nn::squared_column_mean(nn::RowMatrixXd(0, 4)).cwiseAbs().sum() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(per_example_hessians_sum_to_the_total_hessian) {
+  const nn::Supervised model(nn::Sequential{nn::Dense(2, 3), nn::Tanh{}, nn::Dense(3, 1)}, nn::GaussianLearnedNoise(),
+                             make_data(9, 2, 1, 13, 0));
+  const Eigen::VectorXd th = start(model, 14);
+  std::vector<Eigen::MatrixXd> H, H2;
+  nn::per_example_hessians(model, th, H, {.threads = 1, .grain = 2});
+  BOOST_TEST(H.size() == 9u);
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(model.num_params(), model.num_params());
+  for (const auto& h : H) sum += h;
+  NGVI_CHECK_REPORT(compare(sum, ad::hessian([&](const auto& t) { return model.total_loss(t); }, th), tol::ad_vs_ad,
+                            "Σ per-example Hessians vs Hessian of the total"));
+  nn::per_example_hessians(model, th, H2, {.threads = 2, .grain = 2});
+  for (std::size_t i = 0; i < H.size(); ++i) NGVI_CHECK_REPORT(compare(H2[i], H[i], tol::exact, "Hessians, 2 threads"));
+  NGVI_CHECK_REPORT(ad::verify::check_hessian([&](const auto& t) { return model.example_loss(t, 4); }, th));
+  NGVI_CHECK_REPORT(compare(H[4], ad::hessian([&](const auto& t) { return model.example_loss(t, 4); }, th),
+                            tol::exact, "H_4 vs hessian of ℓ_4"));
+}
+
+BOOST_AUTO_TEST_CASE(wrong_theta_size_is_rejected) {
+  const nn::Supervised model(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianFixedNoise(), make_data(4, 2, 1, 15, 0));
+  nn::RowMatrixXd G;
+  BOOST_CHECK_THROW(nn::per_example_gradients(model, Eigen::VectorXd::Zero(2), G), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::per_example_gradients_generic(model, Eigen::VectorXd::Zero(4), G), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
