@@ -64,7 +64,8 @@ CheckReport check_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
   const Eigen::MatrixXd H = ngvi::ad::hessian(f, x);
   const Eigen::VectorXd Hv = H * v;
   const Eigen::VectorXd hv_fd = finite_diff_hvp(f, x, v, fd);
-  CheckReport r = compare(hv, hv_fd, tol, "AD hvp vs finite differences of the AD gradient along v");
+  CheckReport r =
+      compare(hv, hv_fd, tol, "AD hvp vs finite differences of the AD gradient along v");
   r = combine(r, compare(hv, Hv, ad_tol, "AD hvp vs AD hessian·v"));
   return combine(r, compare(g_dual, g, ad_tol, "gradient from the dual sweep vs gradient()"));
 }
@@ -91,8 +92,9 @@ CheckReport check_hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
   }
   const Eigen::MatrixXd H_fd = finite_diff_hessian(f, x, fd);
   CheckReport r = compare(H, H_fd, tol, "AD Hessian vs finite differences of the AD gradient");
-  r = combine(r, compare(raw, raw.transpose(), ad_tol,
-                         "symmetry of the unsymmetrised forward-over-reverse Hessian (hvp columns)"));
+  r = combine(r,
+              compare(raw, raw.transpose(), ad_tol,
+                      "symmetry of the unsymmetrised forward-over-reverse Hessian (hvp columns)"));
   return combine(r, compare(H, (0.5 * (raw + raw.transpose())).eval(), ad_tol,
                             "hessian<K> vs symmetrised hvp columns"));
 }

@@ -67,8 +67,8 @@ CheckReport compare(const Eigen::DenseBase<A>& computed, const Eigen::DenseBase<
     r.passed = false;
     r.worst_ratio = std::numeric_limits<double>::infinity();
     r.note = detail::cat("shape mismatch: computed is ", std::to_string(computed.rows()), "x",
-                         std::to_string(computed.cols()), ", reference is ", std::to_string(reference.rows()),
-                         "x", std::to_string(reference.cols()));
+                         std::to_string(computed.cols()), ", reference is ",
+                         std::to_string(reference.rows()), "x", std::to_string(reference.cols()));
     return r;
   }
   for (Eigen::Index j = 0; j < reference.cols(); ++j)

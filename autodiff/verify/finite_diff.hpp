@@ -60,7 +60,8 @@ namespace detail {
 inline void check_fd_order(int order) {
   if (order != 1 && order != 2 && order != 4 && order != 6 && order != 8)
     throw std::invalid_argument(
-        cat("ngvi::ad::verify: finite-difference order must be 1, 2, 4, 6 or 8, got ", std::to_string(order)));
+        cat("ngvi::ad::verify: finite-difference order must be 1, 2, 4, 6 or 8, got ",
+            std::to_string(order)));
 }
 
 // A non-owning reference to a callable double(double). Boost's stencils are instantiated
@@ -73,19 +74,28 @@ struct ScalarFunctionRef {
 };
 template <class G>
 ScalarFunctionRef scalar_function_ref(const G& g) {
-  return {&g, [](const void* o, double t) { return static_cast<double>((*static_cast<const G*>(o))(t)); }};
+  return {&g, [](const void* o, double t) {
+            return static_cast<double>((*static_cast<const G*>(o))(t));
+          }};
 }
 
 // Boost's derivative of g at t = 0 with its error estimate, for a run-time order.
 inline double fd_derivative(ScalarFunctionRef g, int order, double* error) {
   namespace bd = boost::math::differentiation;
   switch (order) {
-    case 1: return bd::finite_difference_derivative<ScalarFunctionRef, double, 1>(g, 0.0, error);
-    case 2: return bd::finite_difference_derivative<ScalarFunctionRef, double, 2>(g, 0.0, error);
-    case 4: return bd::finite_difference_derivative<ScalarFunctionRef, double, 4>(g, 0.0, error);
-    case 6: return bd::finite_difference_derivative<ScalarFunctionRef, double, 6>(g, 0.0, error);
-    case 8: return bd::finite_difference_derivative<ScalarFunctionRef, double, 8>(g, 0.0, error);
-    default: check_fd_order(order); return 0.0;
+    case 1:
+      return bd::finite_difference_derivative<ScalarFunctionRef, double, 1>(g, 0.0, error);
+    case 2:
+      return bd::finite_difference_derivative<ScalarFunctionRef, double, 2>(g, 0.0, error);
+    case 4:
+      return bd::finite_difference_derivative<ScalarFunctionRef, double, 4>(g, 0.0, error);
+    case 6:
+      return bd::finite_difference_derivative<ScalarFunctionRef, double, 6>(g, 0.0, error);
+    case 8:
+      return bd::finite_difference_derivative<ScalarFunctionRef, double, 8>(g, 0.0, error);
+    default:
+      check_fd_order(order);
+      return 0.0;
   }
 }
 template <class G>
@@ -194,11 +204,16 @@ inline void mark_failed(Eigen::VectorXd& d, Eigen::VectorXd& err) {
 inline double fd_step(int order) {
   const double eps = std::numeric_limits<double>::epsilon();
   switch (order) {
-    case 1: return 2.0 * std::sqrt(eps);
-    case 2: return std::cbrt(3.0 * eps);
-    case 4: return std::pow(11.25 * eps, 1.0 / 5.0);
-    case 6: return std::pow(eps / 168.0, 1.0 / 7.0);
-    default: return std::pow(551.25 * eps, 1.0 / 9.0);
+    case 1:
+      return 2.0 * std::sqrt(eps);
+    case 2:
+      return std::cbrt(3.0 * eps);
+    case 4:
+      return std::pow(11.25 * eps, 1.0 / 5.0);
+    case 6:
+      return std::pow(eps / 168.0, 1.0 / 7.0);
+    default:
+      return std::pow(551.25 * eps, 1.0 / 9.0);
   }
 }
 
@@ -261,9 +276,10 @@ Eigen::VectorXd finite_diff_gradient(F&& f, const Eigen::Ref<const Eigen::Vector
   detail::check_fd_order(opts.order);
   const Eigen::Index n = x.size();
   if (opts.scale.size() != 0 && opts.scale.size() != n)
-    throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_gradient: opts.scale has ",
-                                            std::to_string(opts.scale.size()), " entries, expected ",
-                                            std::to_string(n), " (the size of x) or 0"));
+    throw std::invalid_argument(
+        detail::cat("ngvi::ad::verify::finite_diff_gradient: opts.scale has ",
+                    std::to_string(opts.scale.size()), " entries, expected ", std::to_string(n),
+                    " (the size of x) or 0"));
   Eigen::VectorXd g(n), err(n);
   Eigen::VectorXd xp = x;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -310,9 +326,9 @@ Eigen::MatrixXd finite_diff_hessian(F&& f, const Eigen::Ref<const Eigen::VectorX
   detail::check_fd_order(opts.order);
   const Eigen::Index n = x.size();
   if (opts.scale.size() != 0 && opts.scale.size() != n)
-    throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_hessian: opts.scale has ",
-                                            std::to_string(opts.scale.size()), " entries, expected ",
-                                            std::to_string(n), " (the size of x) or 0"));
+    throw std::invalid_argument(detail::cat(
+        "ngvi::ad::verify::finite_diff_hessian: opts.scale has ", std::to_string(opts.scale.size()),
+        " entries, expected ", std::to_string(n), " (the size of x) or 0"));
   Eigen::MatrixXd H(n, n), E(n, n);
   Eigen::VectorXd xp = x;
   for (Eigen::Index j = 0; j < n; ++j) {
@@ -360,8 +376,8 @@ Eigen::VectorXd finite_diff_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& 
   const Eigen::Index n = x.size();
   if (v.size() != n)
     throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_hvp: direction v has ",
-                                            std::to_string(v.size()), " entries, expected ", std::to_string(n),
-                                            " (the size of x)"));
+                                            std::to_string(v.size()), " entries, expected ",
+                                            std::to_string(n), " (the size of x)"));
   if (opts.scale.size() > 1)
     throw std::invalid_argument(detail::cat("ngvi::ad::verify::finite_diff_hvp: opts.scale has ",
                                             std::to_string(opts.scale.size()),

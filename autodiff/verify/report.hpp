@@ -73,11 +73,12 @@ inline std::string single_report_line(const CheckReport& r) {
   else
     s.append(cat("(", std::to_string(r.worst_row), ", ", std::to_string(r.worst_col), ")"));
   const double diff = std::abs(r.computed_at_worst - r.reference_at_worst);
-  s.append(cat(" computed ", fmt_g(r.computed_at_worst, 17), " vs reference ", fmt_g(r.reference_at_worst, 17),
-               ", |diff| ", fmt_g(diff, 3), " (allowed ", fmt_g(r.tol.allowed(r.reference_at_worst), 3), ")"));
-  s.append(cat("; max abs err ", fmt_g(r.max_abs_err, 3), ", max rel err ", fmt_g(r.max_rel_err, 3), " over ",
-               std::to_string(r.rows * r.cols), " components; tolerance rel ", fmt_g(r.tol.rel, 3), ", abs ",
-               fmt_g(r.tol.abs, 3)));
+  s.append(cat(" computed ", fmt_g(r.computed_at_worst, 17), " vs reference ",
+               fmt_g(r.reference_at_worst, 17), ", |diff| ", fmt_g(diff, 3), " (allowed ",
+               fmt_g(r.tol.allowed(r.reference_at_worst), 3), ")"));
+  s.append(cat("; max abs err ", fmt_g(r.max_abs_err, 3), ", max rel err ", fmt_g(r.max_rel_err, 3),
+               " over ", std::to_string(r.rows * r.cols), " components; tolerance rel ",
+               fmt_g(r.tol.rel, 3), ", abs ", fmt_g(r.tol.abs, 3)));
   return s;
 }
 }  // namespace detail

@@ -11,14 +11,14 @@
 
 #include <autodiff/verify/report.hpp>
 
-#define NGVI_CHECK_REPORT(report)                                          \
-  do {                                                                     \
-    const ::ngvi::ad::verify::CheckReport& ngvi_report_ = (report);        \
-    BOOST_TEST(ngvi_report_.passed, ngvi_report_.to_string());             \
+#define NGVI_CHECK_REPORT(report)                                   \
+  do {                                                              \
+    const ::ngvi::ad::verify::CheckReport& ngvi_report_ = (report); \
+    BOOST_TEST(ngvi_report_.passed, ngvi_report_.to_string());      \
   } while (0)
 
-#define NGVI_REQUIRE_REPORT(report)                                        \
-  do {                                                                     \
-    const ::ngvi::ad::verify::CheckReport& ngvi_report_ = (report);        \
-    BOOST_TEST_REQUIRE(ngvi_report_.passed, ngvi_report_.to_string());     \
+#define NGVI_REQUIRE_REPORT(report)                                    \
+  do {                                                                 \
+    const ::ngvi::ad::verify::CheckReport& ngvi_report_ = (report);    \
+    BOOST_TEST_REQUIRE(ngvi_report_.passed, ngvi_report_.to_string()); \
   } while (0)

@@ -2,12 +2,12 @@
 // the same memory, blocks kept across rewinds (so a re-recording allocates no new block), and
 // allocations larger than a block. Fused nodes keep their payloads here, so a wrong rewind
 // would hand two nodes the same bytes.
-#include <boost/test/unit_test.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/arena.hpp>
 

@@ -4,8 +4,6 @@
 // elementary and binary functions, comparisons, the traits, and Dual inside Eigen, all
 // against closed forms: for each operation f, the tangents must be f'(x)·ẋ (product and
 // quotient rules for two operands).
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -13,10 +11,12 @@
 
 #include <Eigen/Core>
 #include <boost/math/special_functions/polygamma.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/dual.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/verify/compare.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(compound_assignment_including_aliasing) {
 }
 
 BOOST_AUTO_TEST_CASE(unary_functions_apply_the_chain_rule) {
-  using namespace ngvi::ad;  // NOLINT: the Dual overloads
+  using namespace ngvi::ad;                // NOLINT: the Dual overloads
   const D3 p = make(0.4, 1.0, -2.0, 0.5);  // inside every domain below
   const double x = p.v;
   expect(exp(p), chain(std::exp(x), std::exp(x), p), "exp");
@@ -159,16 +159,21 @@ BOOST_AUTO_TEST_CASE(unary_functions_apply_the_chain_rule) {
   expect(cosh(p), chain(std::cosh(x), std::sinh(x), p), "cosh");
   expect(tanh(p), chain(std::tanh(x), 1 / (std::cosh(x) * std::cosh(x)), p), "tanh");
   expect(asinh(p), chain(std::asinh(x), 1 / std::sqrt(x * x + 1), p), "asinh");
-  expect(acosh(p + 1.0), chain(std::acosh(x + 1), 1 / std::sqrt((x + 1) * (x + 1) - 1), p), "acosh");
+  expect(acosh(p + 1.0), chain(std::acosh(x + 1), 1 / std::sqrt((x + 1) * (x + 1) - 1), p),
+         "acosh");
   expect(atanh(p), chain(std::atanh(x), 1 / (1 - x * x), p), "atanh");
   const double gauss = 2 / std::sqrt(std::acos(-1.0)) * std::exp(-x * x);
   expect(erf(p), chain(std::erf(x), gauss, p), "erf");
   expect(erfc(p), chain(std::erfc(x), -gauss, p), "erfc");
   expect(lgamma(p), chain(std::lgamma(x), boost::math::polygamma(0, x), p), "lgamma");
-  expect(tgamma(p), chain(std::tgamma(x), std::tgamma(x) * boost::math::polygamma(0, x), p), "tgamma");
-  expect(digamma(p), chain(boost::math::polygamma(0, x), boost::math::polygamma(1, x), p), "digamma");
-  expect(trigamma(p), chain(boost::math::polygamma(1, x), boost::math::polygamma(2, x), p), "trigamma");
-  expect(polygamma(2, p), chain(boost::math::polygamma(2, x), boost::math::polygamma(3, x), p), "polygamma(2, .)");
+  expect(tgamma(p), chain(std::tgamma(x), std::tgamma(x) * boost::math::polygamma(0, x), p),
+         "tgamma");
+  expect(digamma(p), chain(boost::math::polygamma(0, x), boost::math::polygamma(1, x), p),
+         "digamma");
+  expect(trigamma(p), chain(boost::math::polygamma(1, x), boost::math::polygamma(2, x), p),
+         "trigamma");
+  expect(polygamma(2, p), chain(boost::math::polygamma(2, x), boost::math::polygamma(3, x), p),
+         "polygamma(2, .)");
   const double s = 1 / (1 + std::exp(-x));
   expect(logistic(p), chain(s, s * (1 - s), p), "logistic");
   expect(log1p_exp(p), chain(std::log1p(std::exp(x)), s, p), "log1p_exp");

@@ -3,14 +3,13 @@
 // and restores the previously active tape; scopes nest, so an inner scope (or a driver such
 // as gradient(), which opens one) can run in the middle of an outer recording without
 // disturbing it; scope.rewind() keeps the scope open for record-sweep loops.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <ostream>
 #include <stdexcept>
 #include <type_traits>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/core/dual.hpp>
@@ -20,6 +19,7 @@
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/compare.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -34,9 +34,12 @@ struct Counts {
   std::size_t vars, statements, operands;
   bool operator==(const Counts&) const = default;
 };
-Counts counts(const Tape<double>& t) { return {t.num_vars(), t.num_statements(), t.num_operands()}; }
+Counts counts(const Tape<double>& t) {
+  return {t.num_vars(), t.num_statements(), t.num_operands()};
+}
 std::ostream& operator<<(std::ostream& os, const Counts& c) {
-  return os << "{vars " << c.vars << ", statements " << c.statements << ", operands " << c.operands << "}";
+  return os << "{vars " << c.vars << ", statements " << c.statements << ", operands " << c.operands
+            << "}";
 }
 
 // Sweeps the tape from `scope`'s mark with seed 1 on y and returns x̄.
@@ -82,8 +85,8 @@ BOOST_AUTO_TEST_CASE(nested_scopes_rewind_only_their_own_part) {
   BOOST_TEST(counts(t) == after_u);  // the inner part is gone, the outer part intact
   // The outer recording continues and sweeps correctly: y = sin(x)·x.
   const Var<double> y = u * x;
-  NGVI_CHECK_REPORT(vf::compare(adjoint_of(outer, y, x), std::cos(0.5) * 0.5 + std::sin(0.5), tol::closed_form,
-                                "outer gradient after an inner scope"));
+  NGVI_CHECK_REPORT(vf::compare(adjoint_of(outer, y, x), std::cos(0.5) * 0.5 + std::sin(0.5),
+                                tol::closed_form, "outer gradient after an inner scope"));
 }
 
 BOOST_AUTO_TEST_CASE(gradient_inside_an_outer_recording) {
@@ -99,23 +102,26 @@ BOOST_AUTO_TEST_CASE(gradient_inside_an_outer_recording) {
     return S(log(v(0)) * v(1) + v(1) * v(1));
   };
   const Eigen::VectorXd g = ngvi::ad::gradient(f, Eigen::Vector2d(2.0, 3.0));
-  NGVI_CHECK_REPORT(vf::compare(g, Eigen::Vector2d(1.5, std::log(2.0) + 6.0), tol::closed_form, "inner gradient"));
+  NGVI_CHECK_REPORT(vf::compare(g, Eigen::Vector2d(1.5, std::log(2.0) + 6.0), tol::closed_form,
+                                "inner gradient"));
   BOOST_TEST(counts(t) == mid);
   BOOST_TEST(&ngvi::ad::active_tape<double>() == &t);
   // The outer recording is unharmed: d/dx (e^x x)·x = e^x x (x + 2).
   const Var<double> y = u * x;
-  NGVI_CHECK_REPORT(vf::compare(adjoint_of(outer, y, x), std::exp(1.2) * 1.2 * 3.2, tol::closed_form,
-                                "outer gradient after gradient()"));
+  NGVI_CHECK_REPORT(vf::compare(adjoint_of(outer, y, x), std::exp(1.2) * 1.2 * 3.2,
+                                tol::closed_form, "outer gradient after gradient()"));
   const Counts with_y = counts(t);
   // And a gradient whose function captures an outer variable treats it as a constant
   // parameter (the inner sweep stops at its own mark).
   auto h = [&u](const auto& v) {
     using S = std::decay_t<decltype(v(0))>;
-    if constexpr (std::is_same_v<S, double>) return S(v(0) * u.value());
-    else return S(v(0) * u);
+    if constexpr (std::is_same_v<S, double>)
+      return S(v(0) * u.value());
+    else
+      return S(v(0) * u);
   };
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(h, Eigen::VectorXd::Constant(1, 5.0))(0), u.value(),
-                                tol::closed_form, "gradient with a captured outer Var"));
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(h, Eigen::VectorXd::Constant(1, 5.0))(0),
+                                u.value(), tol::closed_form, "gradient with a captured outer Var"));
   BOOST_TEST(counts(t) == with_y);
 }
 

@@ -9,8 +9,6 @@
 // The replacement forwards to malloc/free (all non-aligned forms, so AddressSanitizer sees a
 // consistent pair) and only counts on a thread whose counting flag is set, i.e. inside the
 // one test below; every other test sees an ordinary allocator.
-#include <boost/test/unit_test.hpp>
-
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/tape.hpp>
 #include <autodiff/core/tape_scope.hpp>
@@ -26,6 +25,7 @@
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/verify/compare.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -194,16 +194,18 @@ BOOST_AUTO_TEST_CASE(fused_nodes_run_in_tape_order_with_scalar_statements) {
   Tape<double> tape;
   TapeScope<double> scope(tape);
   const Var<double> x = Var<double>::independent(0.7);
-  const Var<double> s = sin(x);          // scalar
-  const Var<double> z = triple(s);       // fused: 3 sin x
-  const Var<double> w = z * z + x;       // scalar: 9 sin² x + x
-  const Var<double> v = triple(w);       // fused: 27 sin² x + 3x
+  const Var<double> s = sin(x);     // scalar
+  const Var<double> z = triple(s);  // fused: 3 sin x
+  const Var<double> w = z * z + x;  // scalar: 9 sin² x + x
+  const Var<double> v = triple(w);  // fused: 27 sin² x + 3x
   tape.zero_adjoints();
   tape.adjoint(v.index()) = 1.0;
   tape.reverse();
   const double exact = 54.0 * std::sin(0.7) * std::cos(0.7) + 3.0;
-  NGVI_CHECK_REPORT(vf::compare(tape.adjoint(x.index()), exact, tol::closed_form, "dv/dx through two fused nodes"));
-  BOOST_TEST(v.value() == 3.0 * (9.0 * std::sin(0.7) * std::sin(0.7) + 0.7), boost::test_tools::tolerance(1e-14));
+  NGVI_CHECK_REPORT(vf::compare(tape.adjoint(x.index()), exact, tol::closed_form,
+                                "dv/dx through two fused nodes"));
+  BOOST_TEST(v.value() == 3.0 * (9.0 * std::sin(0.7) * std::sin(0.7) + 0.7),
+             boost::test_tools::tolerance(1e-14));
 }
 
 BOOST_AUTO_TEST_CASE(zero_adjoints_covers_every_variable) {
@@ -215,11 +217,13 @@ BOOST_AUTO_TEST_CASE(zero_adjoints_covers_every_variable) {
   tape.zero_adjoints();
   BOOST_TEST(tape.num_vars() == 3001u);
   bool all_zero = true;
-  for (std::size_t i = 0; i < tape.num_vars(); ++i) all_zero = all_zero && tape.adjoint(static_cast<index_t>(i)) == 0.0;
+  for (std::size_t i = 0; i < tape.num_vars(); ++i)
+    all_zero = all_zero && tape.adjoint(static_cast<index_t>(i)) == 0.0;
   BOOST_TEST(all_zero);
   tape.adjoint(y.index()) = 1.0;
   tape.reverse();
-  NGVI_CHECK_REPORT(vf::compare(tape.adjoint(x.index()), std::pow(1.0001, 3000), tol::closed_form, "chain of 3000"));
+  NGVI_CHECK_REPORT(vf::compare(tape.adjoint(x.index()), std::pow(1.0001, 3000), tol::closed_form,
+                                "chain of 3000"));
 }
 
 BOOST_AUTO_TEST_CASE(too_many_variables_is_a_usage_error) {

@@ -6,8 +6,6 @@
 // rewound scope or from another thread's tape throws usage_error and a domain error throws
 // domain_error naming the function and the argument. Cases that only make sense in one mode
 // are compiled for that mode only, so every build runs the cases of both.
-#include <boost/test/unit_test.hpp>
-
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/config.hpp>
 #include <autodiff/core/dual.hpp>
@@ -31,6 +30,7 @@
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/compare.hpp>
 #include <autodiff/verify/finite_diff.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -166,18 +166,23 @@ BOOST_AUTO_TEST_CASE(four_threads_record_at_once_with_bitwise_identical_results)
   for (std::thread& th : threads) th.join();
   for (int k = 0; k < n_threads; ++k) {
     BOOST_TEST_CONTEXT("thread " << k) {
-      BOOST_TEST(tapes[static_cast<std::size_t>(k)] != static_cast<const void*>(&ngvi::ad::thread_tape<double>()));
-      for (int j = 0; j < k; ++j) BOOST_TEST(tapes[static_cast<std::size_t>(k)] != tapes[static_cast<std::size_t>(j)]);
+      BOOST_TEST(tapes[static_cast<std::size_t>(k)] !=
+                 static_cast<const void*>(&ngvi::ad::thread_tape<double>()));
+      for (int j = 0; j < k; ++j)
+        BOOST_TEST(tapes[static_cast<std::size_t>(k)] != tapes[static_cast<std::size_t>(j)]);
       BOOST_TEST(grads[static_cast<std::size_t>(k)].size() == static_cast<std::size_t>(repeats));
       bool same = true;
       for (int r = 0; r < repeats; ++r)
-        same = same && bitwise_equal(grads[static_cast<std::size_t>(k)][static_cast<std::size_t>(r)], g_ref) &&
-               bitwise_equal(hvps[static_cast<std::size_t>(k)][static_cast<std::size_t>(r)], hv_ref);
+        same =
+            same &&
+            bitwise_equal(grads[static_cast<std::size_t>(k)][static_cast<std::size_t>(r)], g_ref) &&
+            bitwise_equal(hvps[static_cast<std::size_t>(k)][static_cast<std::size_t>(r)], hv_ref);
       BOOST_TEST(same);
     }
   }
   // The common result is also right, not just reproducible.
-  NGVI_CHECK_REPORT(vf::compare(g_ref, vf::finite_diff_gradient(Mixed{}, x), tol::gradient_vs_fd, "gradient vs FD"));
+  NGVI_CHECK_REPORT(vf::compare(g_ref, vf::finite_diff_gradient(Mixed{}, x), tol::gradient_vs_fd,
+                                "gradient vs FD"));
 }
 
 // Cases for one mode exist only in a build of that mode (compiled out rather than disabled by a
@@ -198,8 +203,12 @@ BOOST_AUTO_TEST_CASE(release_domain_errors_give_nan) {
   BOOST_TEST(std::isnan(Var<double>(digamma(m)).value()));
   // Through a driver: no exception, a NaN value.
   Eigen::VectorXd g;
-  const double value = ngvi::ad::value_and_gradient([](const auto& x) { using std::log; return log(x(0)); },
-                                                    Eigen::VectorXd::Constant(1, -1.0), g);
+  const double value = ngvi::ad::value_and_gradient(
+      [](const auto& x) {
+        using std::log;
+        return log(x(0));
+      },
+      Eigen::VectorXd::Constant(1, -1.0), g);
   BOOST_TEST(std::isnan(value));
 }
 
@@ -234,7 +243,8 @@ BOOST_AUTO_TEST_CASE(a_var_from_a_rewound_scope_is_a_usage_error) {
     return std::string();
   }();
   BOOST_TEST(msg.find("rewound") != std::string::npos, msg);
-  BOOST_TEST(msg.find(std::string("#").append(std::to_string(stale.index()))) != std::string::npos, msg);
+  BOOST_TEST(msg.find(std::string("#").append(std::to_string(stale.index()))) != std::string::npos,
+             msg);
   // Using an outer variable inside a nested scope is fine.
   {
     TapeScope<double> inner;
@@ -294,7 +304,8 @@ BOOST_AUTO_TEST_CASE(domain_errors_name_the_function_and_the_argument) {
       {domain_message([&] { (void)Var<double>(sin(m * std::numeric_limits<double>::infinity())); }),
        "sin: argument x = -inf"},
   };
-  for (const auto& [msg, want] : cases) BOOST_TEST(msg.find(want) != std::string::npos, msg << " lacks " << want);
+  for (const auto& [msg, want] : cases)
+    BOOST_TEST(msg.find(want) != std::string::npos, msg << " lacks " << want);
   // Boundary values are inside the domain.
   const Var<double> zero = Var<double>::independent(0.0), one = Var<double>::independent(1.0);
   BOOST_CHECK_NO_THROW((void)Var<double>(log(zero)));
@@ -311,14 +322,19 @@ BOOST_AUTO_TEST_CASE(domain_errors_name_the_function_and_the_argument) {
 BOOST_AUTO_TEST_CASE(a_domain_error_inside_a_driver_leaves_the_tape_as_it_was) {
   Tape<double>& t = ngvi::ad::active_tape<double>();
   const std::size_t vars = t.num_vars(), statements = t.num_statements();
-  auto f = [](const auto& x) { using std::log; return log(x(0) - 2.0) * x(1); };
+  auto f = [](const auto& x) {
+    using std::log;
+    return log(x(0) - 2.0) * x(1);
+  };
   BOOST_CHECK_THROW(ngvi::ad::gradient(f, Eigen::Vector2d(1.0, 3.0)), ngvi::ad::domain_error);
   BOOST_TEST(t.num_vars() == vars);
   BOOST_TEST(t.num_statements() == statements);
-  BOOST_CHECK_THROW(ngvi::ad::hvp(f, Eigen::Vector2d(1.0, 3.0), Eigen::Vector2d(1.0, 0.0)), ngvi::ad::domain_error);
+  BOOST_CHECK_THROW(ngvi::ad::hvp(f, Eigen::Vector2d(1.0, 3.0), Eigen::Vector2d(1.0, 0.0)),
+                    ngvi::ad::domain_error);
   // And the same tape works afterwards.
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(f, Eigen::Vector2d(3.0, 2.0)), Eigen::Vector2d(2.0, 0.0),
-                                tol::closed_form, "gradient after the error"));
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(f, Eigen::Vector2d(3.0, 2.0)),
+                                Eigen::Vector2d(2.0, 0.0), tol::closed_form,
+                                "gradient after the error"));
 }
 
 #endif  // NGVI_AD_CHECKED

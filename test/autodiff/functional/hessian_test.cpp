@@ -4,12 +4,11 @@
 // (check_hessian); blocking: K = 1, 3 (not a divisor of n: a partial last block) and the
 // default 8 agree; the value and gradient outputs; constant functions and n = 0; and the
 // regression of pow(x, y) at y = 0, whose cross partial 1/x used to be lost.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <type_traits>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
@@ -18,6 +17,7 @@
 #include <autodiff/functional/hessian.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/check.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -67,9 +67,11 @@ BOOST_AUTO_TEST_CASE(rosenbrock_matches_the_closed_form) {
       double value = 0.0;
       Eigen::VectorXd grad;
       const Eigen::MatrixXd H = ngvi::ad::hessian(Rosenbrock{}, x, &value, &grad);
-      NGVI_CHECK_REPORT(vf::compare(H, Rosenbrock::hess(x), tol::closed_form, "Hessian vs closed form"));
+      NGVI_CHECK_REPORT(
+          vf::compare(H, Rosenbrock::hess(x), tol::closed_form, "Hessian vs closed form"));
       NGVI_CHECK_REPORT(vf::compare(value, Rosenbrock{}(x), tol::ad_vs_ad, "value output"));
-      NGVI_CHECK_REPORT(vf::compare(grad, ngvi::ad::gradient(Rosenbrock{}, x), tol::ad_vs_ad, "gradient output"));
+      NGVI_CHECK_REPORT(
+          vf::compare(grad, ngvi::ad::gradient(Rosenbrock{}, x), tol::ad_vs_ad, "gradient output"));
     }
   }
 }
@@ -79,8 +81,10 @@ BOOST_AUTO_TEST_CASE(block_size_does_not_change_the_result) {
   // full block and a block of two).
   const Eigen::VectorXd x = test_point(10);
   const Eigen::MatrixXd H8 = ngvi::ad::hessian<8>(Rosenbrock{}, x);
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian<1>(Rosenbrock{}, x), H8, tol::ad_vs_ad, "K = 1 vs K = 8"));
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian<3>(Rosenbrock{}, x), H8, tol::ad_vs_ad, "K = 3 vs K = 8"));
+  NGVI_CHECK_REPORT(
+      vf::compare(ngvi::ad::hessian<1>(Rosenbrock{}, x), H8, tol::ad_vs_ad, "K = 1 vs K = 8"));
+  NGVI_CHECK_REPORT(
+      vf::compare(ngvi::ad::hessian<3>(Rosenbrock{}, x), H8, tol::ad_vs_ad, "K = 3 vs K = 8"));
   NGVI_CHECK_REPORT(vf::compare(H8, H8.transpose(), tol::exact, "symmetric"));
 }
 
@@ -97,8 +101,8 @@ BOOST_AUTO_TEST_CASE(quadratic_form_is_exact) {
     return s;
   };
   const Eigen::Vector4d x(0.5, -1.25, 2.0, 0.75);
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(f, x), (0.5 * (A + A.transpose())).eval(), tol::exact,
-                                "Hessian of a quadratic form"));
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(f, x), (0.5 * (A + A.transpose())).eval(),
+                                tol::exact, "Hessian of a quadratic form"));
 }
 
 BOOST_AUTO_TEST_CASE(agrees_with_finite_differences_and_hvp_columns) {
@@ -108,9 +112,11 @@ BOOST_AUTO_TEST_CASE(agrees_with_finite_differences_and_hvp_columns) {
     using std::log;
     using std::sin;
     using S = std::decay_t<decltype(x(0))>;
-    return S(exp(0.3 * x(0)) * sin(x(1) * x(2)) + log(1.0 + x(3) * x(3)) * x(0) + atan2(x(2), x(3)));
+    return S(exp(0.3 * x(0)) * sin(x(1) * x(2)) + log(1.0 + x(3) * x(3)) * x(0) +
+             atan2(x(2), x(3)));
   };
-  for (const Eigen::Vector4d& x : {Eigen::Vector4d(0.2, -0.7, 1.1, 0.5), Eigen::Vector4d(-1.5, 2.0, 0.3, -0.9)})
+  for (const Eigen::Vector4d& x :
+       {Eigen::Vector4d(0.2, -0.7, 1.1, 0.5), Eigen::Vector4d(-1.5, 2.0, 0.3, -0.9)})
     NGVI_CHECK_REPORT(vf::check_hessian(f, x));
   NGVI_CHECK_REPORT(vf::check_hessian(Rosenbrock{}, test_point(9)));
 }
@@ -127,7 +133,8 @@ BOOST_AUTO_TEST_CASE(pow_cross_partial_at_a_zero_exponent) {
   Eigen::Matrix2d exact;
   const double l = std::log(2.5);
   exact << 0.0, 1.0 / 2.5, 1.0 / 2.5, l * l;
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(f, x), exact, tol::closed_form, "Hessian of x^y at y = 0"));
+  NGVI_CHECK_REPORT(
+      vf::compare(ngvi::ad::hessian(f, x), exact, tol::closed_form, "Hessian of x^y at y = 0"));
   NGVI_CHECK_REPORT(vf::check_hessian(f, x));
 }
 
@@ -141,7 +148,8 @@ BOOST_AUTO_TEST_CASE(constant_functions_and_empty_inputs) {
   const Eigen::MatrixXd H = ngvi::ad::hessian(constant, Eigen::Vector3d(1, 2, 3), &value, &grad);
   BOOST_TEST(value == 3.0);
   NGVI_CHECK_REPORT(vf::compare(H, Eigen::Matrix3d::Zero(), tol::exact, "Hessian of a constant"));
-  NGVI_CHECK_REPORT(vf::compare(grad, Eigen::Vector3d::Zero(), tol::exact, "gradient of a constant"));
+  NGVI_CHECK_REPORT(
+      vf::compare(grad, Eigen::Vector3d::Zero(), tol::exact, "gradient of a constant"));
   const Eigen::MatrixXd H0 = ngvi::ad::hessian(constant, Eigen::VectorXd(0), &value);
   BOOST_TEST(H0.rows() == 0);
   BOOST_TEST(H0.cols() == 0);
@@ -151,8 +159,9 @@ BOOST_AUTO_TEST_CASE(constant_functions_and_empty_inputs) {
     using S = std::decay_t<decltype(x(0))>;
     return S(2.0 * x(0) - 3.0 * x(1) + x(2));
   };
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(linear, Eigen::Vector3d(1, 2, 3)), Eigen::Matrix3d::Zero(),
-                                tol::exact, "Hessian of a linear function"));
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(linear, Eigen::Vector3d(1, 2, 3)),
+                                Eigen::Matrix3d::Zero(), tol::exact,
+                                "Hessian of a linear function"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,14 +3,13 @@
 // the AD gradient (check_hvp), linearity in v; the gradient and value that
 // gradient_and_hvp returns along the way; constant functions; the size check; and the
 // regression of pow(x, 2.0) at x < 0, whose second derivative used to be NaN.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
@@ -20,6 +19,7 @@
 #include <autodiff/functional/hvp.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/check.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -74,14 +74,16 @@ BOOST_AUTO_TEST_CASE(matches_closed_form_and_hessian_times_v) {
     for (Eigen::Index i = 0; i < 6; ++i) v(i) = std::cos(1.7 * static_cast<double>(i + 6 * k));
     BOOST_TEST_CONTEXT("direction " << k) {
       const Eigen::VectorXd hv = ngvi::ad::hvp(Poly{}, x6, v);
-      NGVI_CHECK_REPORT(vf::compare(hv, (H * v).eval(), tol::closed_form, "hvp vs closed-form H·v"));
+      NGVI_CHECK_REPORT(
+          vf::compare(hv, (H * v).eval(), tol::closed_form, "hvp vs closed-form H·v"));
       NGVI_CHECK_REPORT(vf::compare(hv, (H_ad * v).eval(), tol::ad_vs_ad, "hvp vs hessian()·v"));
     }
   }
   // Unit directions give the columns.
   for (Eigen::Index j = 0; j < 6; ++j) {
     const Eigen::VectorXd e = Eigen::VectorXd::Unit(6, j);
-    NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hvp(Poly{}, x6, e), H.col(j), tol::closed_form, "hvp(e_j) = H e_j"));
+    NGVI_CHECK_REPORT(
+        vf::compare(ngvi::ad::hvp(Poly{}, x6, e), H.col(j), tol::closed_form, "hvp(e_j) = H e_j"));
   }
 }
 
@@ -91,8 +93,8 @@ BOOST_AUTO_TEST_CASE(is_linear_in_the_direction) {
   const Eigen::VectorXd lhs = ngvi::ad::hvp(Poly{}, x6, v1 - 2.5 * v2);
   const Eigen::VectorXd rhs = ngvi::ad::hvp(Poly{}, x6, v1) - 2.5 * ngvi::ad::hvp(Poly{}, x6, v2);
   NGVI_CHECK_REPORT(vf::compare(lhs, rhs, tol::ad_vs_ad, "H(v1 − 2.5 v2) vs Hv1 − 2.5 Hv2"));
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hvp(Poly{}, x6, Eigen::VectorXd::Zero(6)), Eigen::VectorXd::Zero(6),
-                                tol::exact, "H·0"));
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hvp(Poly{}, x6, Eigen::VectorXd::Zero(6)),
+                                Eigen::VectorXd::Zero(6), tol::exact, "H·0"));
 }
 
 BOOST_AUTO_TEST_CASE(gradient_and_hvp_returns_value_and_gradient_too) {
@@ -100,7 +102,8 @@ BOOST_AUTO_TEST_CASE(gradient_and_hvp_returns_value_and_gradient_too) {
   Eigen::VectorXd g, hv;
   const double value = ngvi::ad::gradient_and_hvp(Poly{}, x6, v, g, hv);
   NGVI_CHECK_REPORT(vf::compare(value, Poly{}(x6), tol::ad_vs_ad, "value vs double evaluation"));
-  NGVI_CHECK_REPORT(vf::compare(g, ngvi::ad::gradient(Poly{}, x6), tol::ad_vs_ad, "gradient vs gradient()"));
+  NGVI_CHECK_REPORT(
+      vf::compare(g, ngvi::ad::gradient(Poly{}, x6), tol::ad_vs_ad, "gradient vs gradient()"));
   NGVI_CHECK_REPORT(vf::compare(hv, (Poly::hess(x6) * v).eval(), tol::closed_form, "hvp"));
 }
 
@@ -113,7 +116,8 @@ BOOST_AUTO_TEST_CASE(agrees_with_finite_differences_of_the_gradient) {
     return S(sin(x(0) * x(1)) * sqrt(1.0 + x(2) * x(2)) + log1p(x(0) * x(0) * x(2) * x(2)));
   };
   const Eigen::Vector3d x(0.7, -1.3, 0.4);
-  for (const Eigen::Vector3d& v : {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(0.3, 2.0, -1.0), Eigen::Vector3d(-5, 1e-3, 4)})
+  for (const Eigen::Vector3d& v :
+       {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(0.3, 2.0, -1.0), Eigen::Vector3d(-5, 1e-3, 4)})
     NGVI_CHECK_REPORT(vf::check_hvp(f, x, v));
 }
 
@@ -123,7 +127,8 @@ BOOST_AUTO_TEST_CASE(constant_function_gives_zero) {
     return S(1.5);
   };
   Eigen::VectorXd g, hv;
-  const double value = ngvi::ad::gradient_and_hvp(f, Eigen::Vector2d(1, 2), Eigen::Vector2d(3, 4), g, hv);
+  const double value =
+      ngvi::ad::gradient_and_hvp(f, Eigen::Vector2d(1, 2), Eigen::Vector2d(3, 4), g, hv);
   BOOST_TEST(value == 1.5);
   NGVI_CHECK_REPORT(vf::compare(g, Eigen::Vector2d::Zero(), tol::exact, "gradient"));
   NGVI_CHECK_REPORT(vf::compare(hv, Eigen::Vector2d::Zero(), tol::exact, "hvp"));
@@ -132,7 +137,8 @@ BOOST_AUTO_TEST_CASE(constant_function_gives_zero) {
 BOOST_AUTO_TEST_CASE(direction_of_the_wrong_size_is_rejected) {
   BOOST_CHECK_EXCEPTION(ngvi::ad::hvp(Poly{}, x6, Eigen::VectorXd::Ones(5)), std::invalid_argument,
                         [](const std::invalid_argument& e) {
-                          return std::string(e.what()).find("direction v has 5 entries, expected 6") != std::string::npos;
+                          return std::string(e.what()).find(
+                                     "direction v has 5 entries, expected 6") != std::string::npos;
                         });
 }
 
@@ -150,9 +156,11 @@ BOOST_AUTO_TEST_CASE(pow_with_a_constant_exponent_at_a_negative_base) {
     H << c * (c - 1) * std::pow(-1.5, c - 2) * 0.5, c * std::pow(-1.5, c - 1),  //
         c * std::pow(-1.5, c - 1), 0.0;
     BOOST_TEST_CONTEXT("c = " << c) {
-      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hvp(f, x, Eigen::Vector2d(1.0, -2.0)), (H * Eigen::Vector2d(1.0, -2.0)).eval(),
-                                    tol::closed_form, "hvp of pow(x, c)·y at x = −1.5"));
-      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(f, x), H, tol::closed_form, "Hessian of pow(x, c)·y"));
+      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hvp(f, x, Eigen::Vector2d(1.0, -2.0)),
+                                    (H * Eigen::Vector2d(1.0, -2.0)).eval(), tol::closed_form,
+                                    "hvp of pow(x, c)·y at x = −1.5"));
+      NGVI_CHECK_REPORT(
+          vf::compare(ngvi::ad::hessian(f, x), H, tol::closed_form, "Hessian of pow(x, c)·y"));
     }
   }
 }

@@ -2,12 +2,11 @@
 // closed form, against the gradients of each output taken separately (AD vs AD: row i of the
 // Jacobian is ∇f_i), and against finite differences of each output; the value output;
 // outputs that are constant or copy an input; more outputs than inputs.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <type_traits>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
@@ -17,6 +16,7 @@
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/compare.hpp>
 #include <autodiff/verify/finite_diff.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -83,7 +83,8 @@ BOOST_AUTO_TEST_CASE(matches_the_closed_form_and_returns_the_value) {
 }
 
 BOOST_AUTO_TEST_CASE(rows_are_the_gradients_of_the_outputs) {
-  const Eigen::VectorXd points[] = {Eigen::VectorXd::LinSpaced(5, -1.0, 1.0), Eigen::VectorXd::LinSpaced(5, 0.3, 2.2)};
+  const Eigen::VectorXd points[] = {Eigen::VectorXd::LinSpaced(5, -1.0, 1.0),
+                                    Eigen::VectorXd::LinSpaced(5, 0.3, 2.2)};
   for (const Eigen::VectorXd& x : points) {
     BOOST_TEST_CONTEXT("x = " << x.transpose()) {
       const Eigen::MatrixXd J = ngvi::ad::jacobian(Wide{}, x);
@@ -93,9 +94,10 @@ BOOST_AUTO_TEST_CASE(rows_are_the_gradients_of_the_outputs) {
         BOOST_TEST_CONTEXT("output " << i) {
           const Component<Wide> fi{Wide{}, i};
           const Eigen::VectorXd gi = ngvi::ad::gradient(fi, x);
-          NGVI_CHECK_REPORT(vf::compare(J.row(i).transpose(), gi, tol::ad_vs_ad, "Jacobian row vs gradient()"));
-          NGVI_CHECK_REPORT(vf::compare(J.row(i).transpose(), vf::finite_diff_gradient(fi, x), tol::gradient_vs_fd,
-                                        "Jacobian row vs finite differences"));
+          NGVI_CHECK_REPORT(
+              vf::compare(J.row(i).transpose(), gi, tol::ad_vs_ad, "Jacobian row vs gradient()"));
+          NGVI_CHECK_REPORT(vf::compare(J.row(i).transpose(), vf::finite_diff_gradient(fi, x),
+                                        tol::gradient_vs_fd, "Jacobian row vs finite differences"));
         }
       }
     }
@@ -106,10 +108,10 @@ BOOST_AUTO_TEST_CASE(constant_and_copied_outputs) {
   auto f = [](const auto& x) {
     using S = std::decay_t<decltype(x(0))>;
     Eigen::Matrix<S, Eigen::Dynamic, 1> y(4);
-    y(0) = S(3.0);        // constant: a zero row
-    y(1) = x(1);          // a copy of an input: a unit row
+    y(0) = S(3.0);  // constant: a zero row
+    y(1) = x(1);    // a copy of an input: a unit row
     y(2) = x(0) * x(2);
-    y(3) = x(1);          // the same input again
+    y(3) = x(1);  // the same input again
     return y;
   };
   const Eigen::Vector3d x(2.0, -1.0, 0.5);
@@ -121,7 +123,8 @@ BOOST_AUTO_TEST_CASE(constant_and_copied_outputs) {
       0.5, 0, 2.0,   //
       0, 1, 0;
   NGVI_CHECK_REPORT(vf::compare(J, exact, tol::exact, "Jacobian with constant and copied outputs"));
-  NGVI_CHECK_REPORT(vf::compare(value, Eigen::Vector4d(3.0, -1.0, 1.0, -1.0), tol::exact, "values"));
+  NGVI_CHECK_REPORT(
+      vf::compare(value, Eigen::Vector4d(3.0, -1.0, 1.0, -1.0), tol::exact, "values"));
 }
 
 BOOST_AUTO_TEST_CASE(more_outputs_than_inputs) {

@@ -4,13 +4,12 @@
 // value of the same generic function evaluated on double; functions that ignore some inputs
 // or are constant; Eigen expressions of Var inside the function; and calls nested inside an
 // outer recording.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/tape_scope.hpp>
 #include <autodiff/core/var.hpp>
@@ -19,6 +18,7 @@
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/check.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -68,7 +68,8 @@ struct Chain {
     std::vector<double> y(static_cast<std::size_t>(n));
     y[0] = x(0);
     for (Eigen::Index i = 1; i < n; ++i)
-      y[static_cast<std::size_t>(i)] = std::sin(y[static_cast<std::size_t>(i - 1)]) + x(i) * static_cast<double>(1 + i % 3);
+      y[static_cast<std::size_t>(i)] =
+          std::sin(y[static_cast<std::size_t>(i - 1)]) + x(i) * static_cast<double>(1 + i % 3);
     Eigen::VectorXd g(n);
     double dfdy = 1.0;  // ∂f/∂y_i, walking i downwards
     for (Eigen::Index i = n - 1; i >= 1; --i) {
@@ -102,7 +103,8 @@ BOOST_AUTO_TEST_CASE(one_variable) {
     const double v = ngvi::ad::value_and_gradient(f, Eigen::VectorXd::Constant(1, x), g);
     const double e = std::exp(std::sin(x));
     NGVI_CHECK_REPORT(vf::compare(v, e * x, tol::closed_form, "value"));
-    NGVI_CHECK_REPORT(vf::compare(g(0), e * (std::cos(x) * x + 1.0), tol::closed_form, "derivative"));
+    NGVI_CHECK_REPORT(
+        vf::compare(g(0), e * (std::cos(x) * x + 1.0), tol::closed_form, "derivative"));
   }
 }
 
@@ -112,9 +114,12 @@ BOOST_AUTO_TEST_CASE(rosenbrock_from_2_to_1000_variables) {
       const Eigen::VectorXd x = test_point(n);
       Eigen::VectorXd g;
       const double v = ngvi::ad::value_and_gradient(Rosenbrock{}, x, g);
-      NGVI_CHECK_REPORT(vf::compare(v, Rosenbrock{}(x), tol::ad_vs_ad, "Var value vs double value"));
-      NGVI_CHECK_REPORT(vf::compare(g, Rosenbrock::grad(x), tol::closed_form, "gradient vs closed form"));
-      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(Rosenbrock{}, x), g, tol::exact, "gradient() vs value_and_gradient"));
+      NGVI_CHECK_REPORT(
+          vf::compare(v, Rosenbrock{}(x), tol::ad_vs_ad, "Var value vs double value"));
+      NGVI_CHECK_REPORT(
+          vf::compare(g, Rosenbrock::grad(x), tol::closed_form, "gradient vs closed form"));
+      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(Rosenbrock{}, x), g, tol::exact,
+                                    "gradient() vs value_and_gradient"));
     }
   }
   // And against finite differences at a few sizes.
@@ -128,10 +133,12 @@ BOOST_AUTO_TEST_CASE(chain_of_100000_variables) {
   const double v = ngvi::ad::value_and_gradient(Chain{}, x, g);
   BOOST_TEST(g.size() == n);
   NGVI_CHECK_REPORT(vf::compare(v, Chain{}(x), tol::ad_vs_ad, "value"));
-  NGVI_CHECK_REPORT(vf::compare(g, Chain::grad(x), tol::closed_form, "gradient of the 1e5 chain vs closed form"));
+  NGVI_CHECK_REPORT(
+      vf::compare(g, Chain::grad(x), tol::closed_form, "gradient of the 1e5 chain vs closed form"));
   // The gradient is not trivially small everywhere: the last inputs matter at order 1.
   BOOST_TEST(g(n - 1) == 1.0);  // ∂f/∂x_{n−1} = c_{n−1} = 1 + (99999 mod 3) = 1, exactly
-  BOOST_TEST(g(n - 2) == 3.0 * std::cos(Chain{}(Eigen::VectorXd(x.head(n - 1)))), boost::test_tools::tolerance(1e-12));  // c_{n−2} cos(y_{n−2})
+  BOOST_TEST(g(n - 2) == 3.0 * std::cos(Chain{}(Eigen::VectorXd(x.head(n - 1)))),
+             boost::test_tools::tolerance(1e-12));  // c_{n−2} cos(y_{n−2})
   NGVI_CHECK_REPORT(vf::check_gradient(Chain{}, test_point(12)));
 }
 
@@ -163,7 +170,8 @@ BOOST_AUTO_TEST_CASE(eigen_expressions_of_vars) {
     return S(0.5 * x.dot(As * x) + bs.dot(x));
   };
   const Eigen::Vector3d x(0.4, -1.1, 2.0);
-  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(f, x), (0.5 * (A + A.transpose()) * x + b).eval(), tol::closed_form,
+  NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(f, x),
+                                (0.5 * (A + A.transpose()) * x + b).eval(), tol::closed_form,
                                 "gradient of a quadratic form"));
 }
 
@@ -201,7 +209,8 @@ BOOST_AUTO_TEST_CASE(nested_inside_an_outer_recording) {
   const Var<double> b = a * a;
   const std::size_t vars = t.num_vars();
   const Eigen::VectorXd g = ngvi::ad::gradient(Rosenbrock{}, test_point(5));
-  NGVI_CHECK_REPORT(vf::compare(g, Rosenbrock::grad(test_point(5)), tol::closed_form, "inner gradient"));
+  NGVI_CHECK_REPORT(
+      vf::compare(g, Rosenbrock::grad(test_point(5)), tol::closed_form, "inner gradient"));
   BOOST_TEST(t.num_vars() == vars);
   const Var<double> c = b * a;
   t.zero_adjoints();

@@ -4,20 +4,20 @@
 // on correct derivatives and fail — naming the right component — on functions whose AD
 // evaluation is deliberately inconsistent with their double evaluation. A checker that
 // cannot fail would make every test built on it vacuous, so the failing cases matter most.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/core/dual.hpp>
 #include <autodiff/core/var.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/verify/check.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -30,7 +30,9 @@ using ngvi::ad::Var;
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double qnan = std::numeric_limits<double>::quiet_NaN();
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // The scalar a generic function is being evaluated on.
 template <class X>
@@ -60,13 +62,13 @@ BOOST_AUTO_TEST_CASE(tolerance_accepts_exactly_up_to_abs_plus_rel_times_referenc
   const vf::Tolerance t{0.5, 0.25};  // binary fractions, so the boundary is exact
   BOOST_TEST(t.allowed(2.0) == 1.25);
   BOOST_TEST(t.allowed(-2.0) == 1.25);
-  BOOST_TEST(t.accepts(3.25, 2.0));   // |diff| = 1.25: on the boundary
-  BOOST_TEST(!t.accepts(3.5, 2.0));   // 1.5 > 1.25
-  BOOST_TEST(t.accepts(0.25, 0.0));   // only abs applies at a zero reference
+  BOOST_TEST(t.accepts(3.25, 2.0));  // |diff| = 1.25: on the boundary
+  BOOST_TEST(!t.accepts(3.5, 2.0));  // 1.5 > 1.25
+  BOOST_TEST(t.accepts(0.25, 0.0));  // only abs applies at a zero reference
   BOOST_TEST(!t.accepts(0.5, 0.0));
-  BOOST_TEST(!t.accepts(qnan, qnan));   // NaN never agrees, not even with NaN
+  BOOST_TEST(!t.accepts(qnan, qnan));  // NaN never agrees, not even with NaN
   BOOST_TEST(!t.accepts(1.0, qnan));
-  BOOST_TEST(t.accepts(inf, inf));    // equal values always agree
+  BOOST_TEST(t.accepts(inf, inf));  // equal values always agree
   BOOST_TEST(!t.accepts(inf, -inf));
   BOOST_TEST(!t.accepts(inf, 1e300));
   const vf::Tolerance s = t.scaled(4.0);
@@ -137,13 +139,13 @@ BOOST_AUTO_TEST_CASE(compare_of_matrices_names_row_and_column) {
 }
 
 BOOST_AUTO_TEST_CASE(compare_treats_nan_as_failure_and_equal_infinities_as_agreement) {
-  const vf::CheckReport both_nan = vf::compare(Eigen::Vector2d(1.0, qnan), Eigen::Vector2d(1.0, qnan),
-                                               tol::gradient_vs_fd, "nan");
+  const vf::CheckReport both_nan = vf::compare(
+      Eigen::Vector2d(1.0, qnan), Eigen::Vector2d(1.0, qnan), tol::gradient_vs_fd, "nan");
   BOOST_TEST(!both_nan.passed);
   BOOST_TEST(both_nan.worst_row == 1);
   BOOST_TEST(std::isinf(both_nan.worst_ratio));
-  const vf::CheckReport infs = vf::compare(Eigen::Vector2d(inf, -inf), Eigen::Vector2d(inf, -inf),
-                                           tol::exact, "infinities");
+  const vf::CheckReport infs =
+      vf::compare(Eigen::Vector2d(inf, -inf), Eigen::Vector2d(inf, -inf), tol::exact, "infinities");
   BOOST_TEST(infs.passed);
   BOOST_TEST(infs.max_abs_err == 0.0);
   BOOST_TEST(!vf::compare(inf, 1.0, tol::gradient_vs_fd, "inf vs finite").passed);
@@ -157,11 +159,13 @@ BOOST_AUTO_TEST_CASE(compare_treats_nan_as_failure_and_equal_infinities_as_agree
 }
 
 BOOST_AUTO_TEST_CASE(compare_fails_on_shape_mismatch_with_both_shapes_in_the_message) {
-  const vf::CheckReport r = vf::compare(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(4), tol::exact, "sizes");
+  const vf::CheckReport r =
+      vf::compare(Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(4), tol::exact, "sizes");
   BOOST_TEST(!r.passed);
   BOOST_TEST(contains(r.to_string(), "computed is 3x1, reference is 4x1"), r.to_string());
   // Empty vs empty compares nothing and passes, and says so.
-  const vf::CheckReport empty = vf::compare(Eigen::VectorXd(), Eigen::VectorXd(), tol::exact, "empty");
+  const vf::CheckReport empty =
+      vf::compare(Eigen::VectorXd(), Eigen::VectorXd(), tol::exact, "empty");
   BOOST_TEST(empty.passed);
   BOOST_TEST(contains(empty.to_string(), "nothing compared"), empty.to_string());
 }
@@ -216,8 +220,9 @@ BOOST_AUTO_TEST_CASE(check_gradient_fails_on_a_wrong_partial_and_names_it) {
   BOOST_TEST(r.parts.size() == 2u);
   BOOST_TEST(!r.parts[0].passed);  // the gradient
   BOOST_TEST(r.parts[1].passed);   // the value is right
-  BOOST_TEST(contains(r.to_string(), "[FAILED] AD gradient vs finite differences: worst component [1]"),
-             r.to_string());
+  BOOST_TEST(
+      contains(r.to_string(), "[FAILED] AD gradient vs finite differences: worst component [1]"),
+      r.to_string());
 }
 
 BOOST_AUTO_TEST_CASE(check_gradient_fails_on_a_wrong_value) {
