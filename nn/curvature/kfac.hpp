@@ -14,8 +14,9 @@
 //   KfacS::sampled_fisher   δ = ∂ℓ(fᵢ, ỹ)/∂zᵢ with targets ỹ ~ p(y | fᵢ) drawn from the model,
 //                           averaged over `samples` draws: the S of K-FAC and noisy K-FAC
 //                           (seed 004, Alg. 2), an unbiased estimate of the next one.
-//   KfacS::expected_fisher  its exact expectation, E[δδᵀ] = Jzᵢᵀ H_L,i Jzᵢ with Jzᵢ = ∂fᵢ/∂zᵢ
-//                           (the Gauss-Newton factor; "KFLR" in BackPACK's terms). With one
+//   KfacS::expected_fisher  its exact expectation, E[δδᵀ] = Jzᵢᵀ F_L,i Jzᵢ with Jzᵢ = ∂fᵢ/∂zᵢ and
+//                           F_L the likelihood's output Fisher (= H_L for canonical links):
+//                           the Gauss-Newton factor, "KFLR" in BackPACK's terms. With one
 //                           dense layer and one example, N·(S ⊗ A) is exactly the GGN block.
 //   KfacS::empirical_fisher δ = ∂ℓ(fᵢ, yᵢ)/∂zᵢ at the observed targets.
 //
@@ -45,7 +46,12 @@
 
 namespace ngvi::nn {
 
-enum class KfacS { sampled_fisher, expected_fisher, empirical_fisher };
+// Which pre-activation second-moment matrix S is (see the file comment).
+enum class KfacS {
+  sampled_fisher,    // E over targets sampled from the model (K-FAC, noisy K-FAC), `samples` draws
+  expected_fisher,   // its exact expectation Jzᵀ F_L Jz (the Gauss-Newton factor)
+  empirical_fisher,  // at the observed targets
+};
 
 struct KfacOptions {
   // Which S factor (see the file comment). Default: K-FAC's, targets sampled from the model.
