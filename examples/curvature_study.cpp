@@ -31,6 +31,7 @@
 
 #include <CLI/CLI.hpp>
 #include <Eigen/Cholesky>
+#include <app/io/atomic_write.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,6 @@
 #include <nn/activations.hpp>
 #include <nn/curvature/curvature.hpp>
 #include <nn/dataset.hpp>
-#include <nn/io/atomic_write.hpp>
 #include <nn/likelihoods/bernoulli_logit.hpp>
 #include <nn/likelihoods/gaussian_fixed_noise.hpp>
 #include <nn/sequential.hpp>
@@ -432,7 +432,7 @@ int main(int argc, char** argv) {
     out["verdicts"] = verdicts;
 
     if (!json_path.empty()) {
-      nn::write_file_atomically(json_path, out.dump(2) + "\n");
+      ngvi::app::write_file_atomically(json_path, out.dump(2) + "\n");
       fmt::print("\nwrote {}\n", json_path);
     }
   } catch (const std::exception& e) {

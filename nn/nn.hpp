@@ -6,6 +6,7 @@
 
 #include <nn/activations.hpp>
 #include <nn/curvature/curvature.hpp>
+#include <nn/data_error.hpp>
 #include <nn/data_loader.hpp>
 #include <nn/dataset.hpp>
 #include <nn/dense.hpp>

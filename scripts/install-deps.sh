@@ -17,6 +17,7 @@ packages=(
   libcli11-dev
   nlohmann-json3-dev
   libbenchmark-dev
+  gnuplot-nox
 )
 
 missing=()

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs the main job: installs the Debian packages it needs, builds ngvi_demo with the `release`
-# preset and runs build/release/examples/ngvi_demo with this script's arguments.
+# Runs the main job: installs the Debian packages it needs, builds the `ngvi` command-line tool
+# (CMake target ngvi_cli) with the `release` preset and runs build/release/app/ngvi with this
+# script's arguments. Without arguments it runs `ngvi verify` (gradients, Hessian-vector
+# products and Hessians of the built-in models, each checked three ways).
 #
 # Set-up and build output go to stderr, so the program's own standard output stays clean
-# (e.g. `bash scripts/run.sh --help`, or redirect its output to a file). The program runs in the
-# caller's working directory, so relative paths in the arguments mean what the caller expects.
+# (e.g. `bash scripts/run.sh verify --help`, or redirect its output to a file). The program runs
+# in the caller's working directory, so relative paths in the arguments mean what the caller
+# expects. The exit code is ngvi's: 0 success, 1 a failed check or run, 2 bad usage or input.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -12,7 +15,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   cd "$root"
   bash scripts/install-deps.sh
   cmake --preset release
-  cmake --build --preset release --target ngvi_demo
+  cmake --build --preset release --target ngvi_cli
 ) >&2
 
-exec "$root/build/release/examples/ngvi_demo" "$@"
+if [[ $# -eq 0 ]]; then
+  set -- verify
+fi
+exec "$root/build/release/app/ngvi" "$@"

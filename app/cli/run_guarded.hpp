@@ -1,0 +1,36 @@
+// run_guarded: runs a subcommand's body and turns what it throws into a message and an exit code.
+//
+// Exceptions never escape main(): nn::DataError and UsageError (bad input, bad usage) exit with
+// 2, anything else the body throws (a failed write, a numerical failure) with 1, each after one
+// line "ngvi <subcommand>: error: <what>" on stderr. The body itself returns 0 or 1 (a check
+// that did not pass). See app/cli/exit_codes.hpp.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <string_view>
+
+#include <app/cli/exit_codes.hpp>
+#include <fmt/format.h>
+
+#include <nn/data_error.hpp>
+
+namespace ngvi::app {
+
+// Cost: that of `body`.
+inline int run_guarded(std::string_view subcommand, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const nn::DataError& e) {
+    fmt::print(stderr, "ngvi {}: error: {}\n", subcommand, e.what());
+    return exit_code::usage;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ngvi {}: error: {}\n", subcommand, e.what());
+    return exit_code::usage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ngvi {}: error: {}\n", subcommand, e.what());
+    return exit_code::failed;
+  }
+}
+
+}  // namespace ngvi::app

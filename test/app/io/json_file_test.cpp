@@ -1,0 +1,41 @@
+// Tests of app/io/json_file.hpp: a round trip through the atomic writer, and syntax errors
+// reported at the right line and column.
+#include <filesystem>
+#include <string>
+
+#include <app/io/json_file.hpp>
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include <support/temp_dir.hpp>
+
+using ngvi::test::contains;
+using ngvi::test::TempDir;
+
+BOOST_AUTO_TEST_SUITE(json_file_test)
+
+BOOST_AUTO_TEST_CASE(round_trip) {
+  TempDir dir;
+  const nlohmann::json j = {{"seed", 7}, {"values", {1.5, -2.0}}, {"name", "h\xc3\xa9"}};
+  ngvi::app::write_json_file(dir.path / "r.json", j);
+  BOOST_TEST(ngvi::app::read_json_file(dir.path / "r.json") == j);
+  BOOST_TEST(ngvi::test::read_file(dir.path / "r.json").back() == '\n');
+}
+
+BOOST_AUTO_TEST_CASE(syntax_errors_name_line_and_column) {
+  TempDir dir;
+  const auto p = dir.write("bad.json", "{\n  \"a\": 1,\n  \"b\": \x01\n}\n");
+  try {
+    (void)ngvi::app::read_json_file(p);
+    BOOST_FAIL("no DataError");
+  } catch (const ngvi::nn::DataError& e) {
+    BOOST_TEST(e.line() == 3u, e.what());
+    BOOST_TEST(e.column() == 8u, e.what());
+    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
+    BOOST_TEST(contains(e.what(), "valid JSON"), e.what());
+  }
+  BOOST_CHECK_THROW((void)ngvi::app::read_json_file(dir.path / "missing.json"),
+                    ngvi::nn::DataError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

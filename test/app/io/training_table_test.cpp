@@ -1,0 +1,71 @@
+// Tests of app/io/training_table.hpp: the target column becomes Y and the others X in file
+// order; a missing target, no input column, too few rows and a constant column are errors
+// naming the file and the column.
+#include <filesystem>
+#include <string>
+
+#include <Eigen/Core>
+#include <app/io/training_table.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <autodiff/verify/compare.hpp>
+
+#include <support/check_report.hpp>
+#include <support/temp_dir.hpp>
+
+namespace fs = std::filesystem;
+namespace tol = ngvi::ad::verify::tolerances;
+using ngvi::ad::verify::compare;
+using ngvi::test::contains;
+using ngvi::test::TempDir;
+
+namespace {
+
+std::string error_of(const std::string& content, const std::string& target) {
+  TempDir dir;
+  try {
+    (void)ngvi::app::load_training_table(dir.write("t.csv", content), target);
+  } catch (const ngvi::nn::DataError& e) {
+    BOOST_TEST(contains(e.what(), "t.csv"), e.what());
+    return e.what();
+  }
+  BOOST_FAIL("no DataError for target " << target << " in: " << content);
+  return {};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(training_table_test)
+
+BOOST_AUTO_TEST_CASE(target_and_inputs) {
+  TempDir dir;
+  const auto t =
+      ngvi::app::load_training_table(dir.write("t.csv", "a,y,b\n1,10,4\n2,20,5\n3,30,7\n"), "y");
+  Eigen::MatrixXd X(3, 2), Y(3, 1);
+  X << 1, 4, 2, 5, 3, 7;
+  Y << 10, 20, 30;
+  NGVI_CHECK_REPORT(compare(t.data.X, X, tol::exact, "inputs"));
+  NGVI_CHECK_REPORT(compare(t.data.Y, Y, tol::exact, "target"));
+  BOOST_TEST(t.input_names == (std::vector<std::string>{"a", "b"}));
+  BOOST_TEST(t.target_name == "y");
+  BOOST_TEST(t.lines == (std::vector<std::size_t>{2, 3, 4}));
+}
+
+BOOST_AUTO_TEST_CASE(unusable_tables) {
+  BOOST_TEST(
+      contains(error_of("a,y\n1,2\n3,4\n", "z"), "a column named 'z' in the header ('a', 'y')"));
+  BOOST_TEST(
+      contains(error_of("y\n1\n2\n", "y"), "at least one input column besides the target 'y'"));
+  BOOST_TEST(contains(error_of("a,y\n1,2\n", "y"), "at least 2 data lines"));
+  const std::string constant_input = error_of("a,b,y\n1,5,2\n2,5,3\n3,5,4\n", "y");
+  BOOST_TEST(contains(constant_input, "column 2: expected an input column whose values vary"),
+             constant_input);
+  BOOST_TEST(contains(constant_input,
+                      "column 2 ('b') holding 5 on every one of its 3 data lines (2 to 4)"),
+             constant_input);
+  const std::string constant_target = error_of("a,y\n1,0.5\n2,0.5\n", "y");
+  BOOST_TEST(contains(constant_target, "a target column whose values vary"), constant_target);
+  BOOST_TEST(contains(constant_target, "holding 0.5"), constant_target);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
