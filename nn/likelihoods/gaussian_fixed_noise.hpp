@@ -81,6 +81,11 @@ class GaussianFixedNoise {
     detail::check_example_shapes("GaussianFixedNoise::predictive_mean", f.size(), dim_, dim_, dim_);
     return f;
   }
+  // Var[y | f] per output: 1/τ, whatever f is (the noise of a regression predictive).
+  Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("GaussianFixedNoise::predictive_variance", f.size(), dim_, dim_, dim_);
+    return Eigen::VectorXd::Constant(dim_, 1.0 / tau_);
+  }
   void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("GaussianFixedNoise", Y, dim_); }
 
  private:

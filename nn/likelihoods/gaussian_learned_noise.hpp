@@ -105,6 +105,11 @@ class GaussianLearnedNoise {
     detail::check_example_shapes("GaussianLearnedNoise::predictive_mean", f.size(), dim_, dim_ + 1, dim_);
     return f.head(dim_);
   }
+  // Var[y | f] per output: e^{−s}, the inverse of the learned precision.
+  Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("GaussianLearnedNoise::predictive_variance", f.size(), dim_, dim_ + 1, dim_);
+    return Eigen::VectorXd::Constant(dim_, std::exp(-f(dim_)));
+  }
   void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("GaussianLearnedNoise", Y, dim_); }
 
  private:

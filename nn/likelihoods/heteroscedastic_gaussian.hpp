@@ -90,6 +90,11 @@ class HeteroscedasticGaussian {
     detail::check_example_shapes("HeteroscedasticGaussian::predictive_mean", f.size(), dim_, 2 * dim_, dim_);
     return f.head(dim_);
   }
+  // Var[y | f] per output: e^{vₖ}, the predicted variance.
+  Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
+    detail::check_example_shapes("HeteroscedasticGaussian::predictive_variance", f.size(), dim_, 2 * dim_, dim_);
+    return f.tail(dim_).array().exp().matrix();
+  }
   void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("HeteroscedasticGaussian", Y, dim_); }
 
  private:

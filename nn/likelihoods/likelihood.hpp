@@ -18,6 +18,8 @@
 //                           output_hessian for the canonical-link likelihoods; PSD always.
 //   sample_target(f, rng)   a draw y ~ p(y | f) (for the Monte-Carlo Fisher).
 //   predictive_mean(f)      E[y | f].
+//   predictive_variance(f)  Var[y | f] per target entry — only the Gaussian (regression)
+//                           likelihoods have it; the regression predictive of ngvi::vi uses it.
 //   check_targets(Y)        throws std::invalid_argument naming the first bad target.
 //
 // Likelihood parameters (GaussianLearnedNoise's log-precision) live in θ after the network's

@@ -88,6 +88,21 @@ void check_fisher_and_sampler(const Lik& lik, const Eigen::VectorXd& f, std::uin
     for (Eigen::Index k = 0; k < mu.size(); ++k)
       BOOST_TEST(std::abs(ymean(k) - mu(k)) <= 6.0 * yse(k), Lik::name << ": sample mean " << ymean(k) << " vs " << mu(k));
   }
+  if constexpr (requires { lik.predictive_variance(f); }) {
+    // E[(y − μ)²] over fresh draws against Var[y | f]; the standard error from the fourth moment.
+    const Eigen::VectorXd var = lik.predictive_variance(f);
+    Eigen::VectorXd d2 = Eigen::VectorXd::Zero(mu.size()), d4 = d2;
+    for (int s = 0; s < S; ++s) {
+      const Eigen::VectorXd r = (lik.sample_target(f, rng) - mu).cwiseAbs2();
+      d2 += r;
+      d4 += r.cwiseAbs2();
+    }
+    for (Eigen::Index k = 0; k < mu.size(); ++k) {
+      const double m2 = d2(k) / S, se2 = std::sqrt(std::max(d4(k) / S - m2 * m2, 0.0) / S);
+      BOOST_TEST(std::abs(m2 - var(k)) <= 6.0 * se2,
+                 Lik::name << ": sample variance " << m2 << " vs predictive_variance " << var(k) << " (se " << se2 << ")");
+    }
+  }
 }
 
 // batch_nll over rows = Σ nll, on double and on Var (value and gradient).
