@@ -1,0 +1,349 @@
+// fit(model, options, rng, callbacks...): the one loop every method in ngvi::vi runs in.
+//
+// ensmallen-shaped (DESIGN.md, decision 7): the options type names its method, the method does
+// one step at a time, and everything around the steps is here, written once:
+//   for each epoch: shuffle (MinibatchSampler), and for each minibatch B:
+//     method.step(B)                — one update of q (VON, VOGN, IVON, ... each in its header)
+//     check μ and the precision are finite, else stop with the last good q (status `failed`,
+//       the message naming the iteration and the parameter block)
+//     every history_every iterations: a HistoryRow (ELBO by Monte Carlo on a separate random
+//       stream, so that recording history never changes the training draws)
+//     callbacks (optional hooks, resolved at compile time): on_begin, on_history (may add
+//       held-out metrics to the row), on_iteration (returns true to stop), on_end.
+// resume(model, options, checkpoint, callbacks...) continues a run from a FitCheckpoint bitwise
+// identically to the uninterrupted run.
+//
+// A method is a class constructed as Method(model, options, rng) with the members checked by
+// require_method<M>() below; its options struct names it with
+// `template <class Model> using method = ...;`, gives `static constexpr const char* name`, and has
+// `LoopOptions loop` and `double prior_precision` (δ of the prior N(0, δ⁻¹I)), optionally
+// `double kl_weight` (λ, default 1).
+#pragma once
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <Eigen/Core>
+
+#include <inference/checkpoint.hpp>
+#include <inference/elbo.hpp>
+#include <inference/fit_result.hpp>
+#include <inference/loop_options.hpp>
+#include <inference/minibatch.hpp>
+#include <inference/random.hpp>
+#include <nn/model_concept.hpp>
+
+namespace ngvi::vi {
+
+// What one step sees.
+struct StepInput {
+  std::span<const Eigen::Index> batch;  // the minibatch, indices into the model's examples
+  Eigen::Index iteration = 0;           // 1-based
+  Eigen::Index num_examples = 0;        // N
+  ad::ParallelOptions parallel{};       // for the per-example work
+};
+
+// Where a method's state first stopped being finite: index into θ and which quantity.
+struct NonFinite {
+  Eigen::Index index = 0;
+  std::string quantity;  // "mean", "precision", ...
+};
+
+// The index of the first non-finite entry of v, if any. Cost: O(size).
+template <class Derived>
+std::optional<Eigen::Index> first_non_finite_entry(const Eigen::DenseBase<Derived>& v) {
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v.derived().coeff(i))) return i;
+  return std::nullopt;
+}
+
+template <class M>
+constexpr bool require_method() {
+  static_assert(
+      requires { typename M::posterior_type; },
+      "ngvi::vi: a method needs `using posterior_type = ...;` (the family of q it fits)");
+  static_assert(
+      requires(M & m, const StepInput& in, Rng& rng, Counters& c) { m.step(in, rng, c); },
+      "ngvi::vi: a method needs `void step(const StepInput&, Rng&, Counters&)`, one update of q");
+  static_assert(
+      requires(const M& m) {
+        { m.posterior() } -> std::convertible_to<typename M::posterior_type>;
+      },
+      "ngvi::vi: a method needs `posterior_type posterior() const`, the current q");
+  static_assert(
+      requires(const M& m) {
+        { m.state() } -> std::convertible_to<NamedArrays>;
+      },
+      "ngvi::vi: a method needs `NamedArrays state() const` (everything a checkpoint must "
+      "restore)");
+  static_assert(
+      requires(M & m, const NamedArrays& s) { m.restore(s); },
+      "ngvi::vi: a method needs `void restore(const NamedArrays&)`, the inverse of state()");
+  static_assert(
+      requires(const M& m) {
+        { m.first_non_finite() } -> std::same_as<std::optional<NonFinite>>;
+      },
+      "ngvi::vi: a method needs `std::optional<NonFinite> first_non_finite() const`");
+  return true;
+}
+
+template <class Options>
+constexpr bool require_method_options() {
+  static_assert(
+      requires(const Options& o) {
+        { o.loop } -> std::convertible_to<LoopOptions>;
+      },
+      "ngvi::vi: method options need a `LoopOptions loop` member");
+  static_assert(
+      requires(const Options& o) {
+        { o.prior_precision } -> std::convertible_to<double>;
+      },
+      "ngvi::vi: method options need `double prior_precision` (δ of the prior N(0, δ⁻¹I))");
+  static_assert(
+      requires {
+        { Options::name } -> std::convertible_to<const char*>;
+      },
+      "ngvi::vi: method options need `static constexpr const char* name`");
+  return true;
+}
+
+// λ of the options, 1 if they have no kl_weight.
+template <class Options>
+double kl_weight_of(const Options& o) {
+  if constexpr (requires {
+                  { o.kl_weight } -> std::convertible_to<double>;
+                })
+    return o.kl_weight;
+  else
+    return 1.0;
+}
+
+// A starting mean: the model's own initialisation if it has one (Supervised draws the network's
+// weights), else zeros. Cost: that of model.init, or O(P).
+template <class Model>
+Eigen::VectorXd initial_mean(const Model& model, Rng& rng) {
+  Eigen::VectorXd theta;
+  if constexpr (requires { model.init(theta, rng); })
+    model.init(theta, rng);
+  else
+    theta = Eigen::VectorXd::Zero(model.num_params());
+  return theta;
+}
+
+// "dense0.weight[3, 1] (θ index 12)" if the model names its blocks, else "θ index 12".
+template <class Model>
+std::string describe_parameter(const Model& model, Eigen::Index p) {
+  if constexpr (requires { model.layout().describe(p); })
+    return model.layout().describe(p) + " (θ index " + std::to_string(p) + ")";
+  else
+    return "θ index " + std::to_string(p);
+}
+
+// What callbacks see: the loop's position, the method, the history so far.
+template <class Model, class Method>
+class LoopContext {
+ public:
+  using posterior_type = typename Method::posterior_type;
+
+  const Model& model() const { return model_; }
+  const Method& method() const { return method_; }
+  // The current q. Cost: that of method().posterior() (a Cholesky for full covariance).
+  posterior_type posterior() const { return method_.posterior(); }
+  Eigen::Index iteration() const { return iteration_; }
+  Eigen::Index epoch() const { return epoch_; }
+  Eigen::Index total_iterations() const { return total_; }
+  double prior_precision() const { return prior_precision_; }
+  double kl_weight() const { return kl_weight_; }
+  const std::vector<HistoryRow>& history() const { return history_; }
+  const Counters& counters() const { return counters_; }
+  // Everything needed to resume from here. Cost: a copy of the method state and the history.
+  FitCheckpoint checkpoint() const {
+    FitCheckpoint c;
+    c.method = method_name_;
+    c.iteration = iteration_;
+    c.epoch = epoch_;
+    c.order = sampler_.order();
+    c.position = sampler_.position();
+    c.rng = save_rng(rng_);
+    c.eval_rng = save_rng(eval_rng_);
+    c.state = method_.state();
+    c.history = history_;
+    c.counters = counters_;
+    return c;
+  }
+
+ private:
+  template <class M, class O, class... C>
+  friend auto run_fit_loop(const M&, const O&, Rng&, Rng&, const FitCheckpoint*, C&&...);
+
+  LoopContext(const Model& model, Method& method, MinibatchSampler& sampler, Rng& rng,
+              Rng& eval_rng, std::string method_name, double delta, double lambda)
+      : model_(model),
+        method_(method),
+        sampler_(sampler),
+        rng_(rng),
+        eval_rng_(eval_rng),
+        method_name_(std::move(method_name)),
+        prior_precision_(delta),
+        kl_weight_(lambda) {}
+
+  const Model& model_;
+  Method& method_;
+  MinibatchSampler& sampler_;
+  Rng& rng_;
+  Rng& eval_rng_;
+  std::string method_name_;
+  double prior_precision_;
+  double kl_weight_;
+  Eigen::Index iteration_ = 0;
+  Eigen::Index epoch_ = 0;
+  Eigen::Index total_ = 0;
+  std::vector<HistoryRow> history_;
+  Counters counters_;
+};
+
+template <class Model, class Options, class... Callbacks>
+auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eval_rng,
+                  const FitCheckpoint* from, Callbacks&&... callbacks) {
+  using Method = typename Options::template method<Model>;
+  static_assert(require_method<Method>());
+  using Q = typename Method::posterior_type;
+  const LoopOptions& loop = options.loop;
+  const std::string who = std::string("ngvi::vi::fit(") + Options::name + ")";
+  loop.validate(who);
+  if (!(options.prior_precision > 0.0) || !std::isfinite(options.prior_precision))
+    throw std::invalid_argument(who + ": prior_precision must be positive and finite, got " +
+                                std::to_string(options.prior_precision));
+  const Eigen::Index n = model.num_examples();
+  if (n <= 0) throw std::invalid_argument(who + ": the model has no examples");
+  if (loop.minibatch > n)
+    throw std::invalid_argument(who + ": minibatch size " + std::to_string(loop.minibatch) +
+                                " exceeds the number of examples N = " + std::to_string(n) +
+                                " (use 0 for full batch)");
+
+  Rng scratch;  // a resumed method's initial draws are overwritten by the checkpoint's state
+  Method method(model, options, from ? scratch : rng);
+  MinibatchSampler sampler(n, loop.minibatch);
+  LoopContext<Model, Method> ctx(model, method, sampler, rng, eval_rng, Options::name,
+                                 options.prior_precision, kl_weight_of(options));
+  ctx.total_ = loop.epochs * sampler.batches_per_epoch();
+  if (loop.max_iterations > 0) ctx.total_ = std::min(ctx.total_, loop.max_iterations);
+  if (from) {
+    if (from->method != Options::name)
+      throw std::invalid_argument(who + ": the checkpoint is of method '" + from->method + "'");
+    method.restore(from->state);
+    sampler.restore(from->order, from->position);
+    ctx.iteration_ = from->iteration;
+    ctx.epoch_ = from->epoch;
+    ctx.history_ = from->history;
+    ctx.counters_ = from->counters;
+  }
+
+  auto each = [&](auto&& f) { (f(callbacks), ...); };
+  each([&](auto& cb) {
+    if constexpr (requires { cb.on_begin(ctx); }) cb.on_begin(ctx);
+  });
+
+  FitResult<Q> result{};
+  const StepInput base{{}, 0, n, loop.parallel};
+  while (ctx.iteration_ < ctx.total_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (sampler.epoch_finished()) ++ctx.epoch_;
+    StepInput in = base;
+    in.batch = sampler.next(rng);
+    in.iteration = ++ctx.iteration_;
+    NamedArrays last_good = method.state();
+    method.step(in, rng, ctx.counters_);
+    ++ctx.counters_.steps;
+    ctx.counters_.seconds_total +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (const std::optional<NonFinite> bad = method.first_non_finite()) {
+      method.restore(last_good);
+      result.status = FitStatus::failed;
+      result.message =
+          who + ": at iteration " + std::to_string(ctx.iteration_) + " the " + bad->quantity +
+          " of " + describe_parameter(model, bad->index) +
+          " became non-finite (a step size too large for this problem?); the posterior is the "
+          "last finite one, from iteration " +
+          std::to_string(ctx.iteration_ - 1);
+      break;
+    }
+    const bool last = ctx.iteration_ == ctx.total_;
+    const bool row_due = loop.history_every > 0 ? ctx.iteration_ % loop.history_every == 0
+                                                : sampler.epoch_finished();
+    if (row_due || last) {
+      const Q q = method.posterior();
+      const ElboEstimate e = estimate_elbo(model, q, options.prior_precision, ctx.kl_weight_,
+                                           loop.elbo_samples, eval_rng);
+      HistoryRow row;
+      row.iteration = ctx.iteration_;
+      row.epoch = ctx.epoch_;
+      row.elbo = e.elbo;
+      row.expected_nll = e.expected_nll;
+      row.kl = e.kl;
+      row.train_nll = total_nll(model, q.mean());
+      row.seconds = ctx.counters_.seconds_total;
+      each([&](auto& cb) {
+        if constexpr (requires { cb.on_history(row, ctx); }) cb.on_history(row, ctx);
+      });
+      ctx.history_.push_back(std::move(row));
+    }
+    bool stop = false;
+    each([&](auto& cb) {
+      if constexpr (requires {
+                      { cb.on_iteration(ctx) } -> std::convertible_to<bool>;
+                    })
+        stop = cb.on_iteration(ctx) || stop;
+    });
+    if (stop) {
+      result.status = FitStatus::stopped_early;
+      result.message =
+          who + ": stopped by a callback at iteration " + std::to_string(ctx.iteration_);
+      break;
+    }
+  }
+  result.posterior = method.posterior();
+  result.history = ctx.history_;
+  result.counters = ctx.counters_;
+  each([&](auto& cb) {
+    if constexpr (requires { cb.on_end(ctx, result); }) cb.on_end(ctx, result);
+  });
+  return result;
+}
+
+// Fits q to model by the method the options name, drawing from rng (advanced as the run draws).
+// Throws std::invalid_argument for bad options or data (naming the field); a numerical failure
+// is reported in the result instead (see fit_result.hpp). Cost: the method's step times the
+// iterations, plus (elbo_samples + 1) full-data losses per history row.
+template <class Model, class Options, class... Callbacks>
+auto fit(const Model& model, const Options& options, Rng& rng, Callbacks&&... callbacks) {
+  static_assert(nn::require_separable_model<Model>());
+  static_assert(require_method_options<Options>());
+  Rng eval_rng(rng());  // the history's own stream, split off once
+  return run_fit_loop(model, options, rng, eval_rng, nullptr,
+                      std::forward<Callbacks>(callbacks)...);
+}
+
+// Continues the run saved in `checkpoint` with the same options (epochs may be raised to run
+// longer). The result is bitwise that of the uninterrupted run. Throws std::invalid_argument if
+// the checkpoint is of another method or does not fit the model.
+template <class Model, class Options, class... Callbacks>
+auto resume(const Model& model, const Options& options, const FitCheckpoint& checkpoint,
+            Callbacks&&... callbacks) {
+  static_assert(nn::require_separable_model<Model>());
+  static_assert(require_method_options<Options>());
+  Rng rng = load_rng(checkpoint.rng);
+  Rng eval_rng = load_rng(checkpoint.eval_rng);
+  return run_fit_loop(model, options, rng, eval_rng, &checkpoint,
+                      std::forward<Callbacks>(callbacks)...);
+}
+
+}  // namespace ngvi::vi

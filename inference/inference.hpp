@@ -1,0 +1,17 @@
+// Umbrella header of the inference module (namespace ngvi::vi): Gaussian posterior families,
+// the shared fit loop with its options, results, checkpoints and callbacks, the ELBO, and the
+// natural-gradient methods and baselines built on nn/ models.
+#pragma once
+
+#include <inference/adam.hpp>
+#include <inference/checkpoint.hpp>
+#include <inference/elbo.hpp>
+#include <inference/fit.hpp>
+#include <inference/fit_result.hpp>
+#include <inference/loop_options.hpp>
+#include <inference/minibatch.hpp>
+#include <inference/posterior/diagonal_gaussian.hpp>
+#include <inference/posterior/full_gaussian.hpp>
+#include <inference/posterior/posterior_concept.hpp>
+#include <inference/random.hpp>
+#include <inference/schedule.hpp>

@@ -1,0 +1,49 @@
+// LoopOptions: the part of every method's options that the shared fit loop reads.
+//
+// Each method's options struct (VonOptions, VognOptions, ...) has a `loop` member of this type
+// next to its own settings: how many epochs, the minibatch size M, how often the history is
+// recorded and with how many Monte-Carlo samples its ELBO is estimated, and the threads the
+// per-example work may use. Defaults suit the small problems ngvi is for.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <autodiff/functional/per_example.hpp>
+
+namespace ngvi::vi {
+
+struct LoopOptions {
+  // Passes over the data. Each epoch is ⌈N/M⌉ iterations (one per minibatch).
+  Eigen::Index epochs = 100;
+  // Minibatch size M; 0 (or ≥ N) means full batch, one iteration per epoch. 32 is the size of
+  // the seeds' UCI experiments.
+  Eigen::Index minibatch = 32;
+  // Stop after this many iterations even if epochs remain (0: no such limit).
+  Eigen::Index max_iterations = 0;
+  // Record a history row every this many iterations, and after the last one (0: only at the
+  // end of each epoch). Each row costs elbo_samples + 1 full-data loss evaluations.
+  Eigen::Index history_every = 0;
+  // Monte-Carlo samples for the history's E_q[log p(D|θ)] (0: evaluate at the mean).
+  int elbo_samples = 4;
+  // Threads and grain of the per-example work inside a step (gradients, curvature). Results are
+  // bitwise identical for any thread count.
+  ad::ParallelOptions parallel{};
+
+  // Throws std::invalid_argument naming `who` and the field.
+  void validate(const std::string& who) const {
+    if (epochs < 1)
+      throw std::invalid_argument(who + ": loop.epochs must be >= 1, got " +
+                                  std::to_string(epochs));
+    if (minibatch < 0)
+      throw std::invalid_argument(who + ": loop.minibatch must be >= 0, got " +
+                                  std::to_string(minibatch));
+    if (max_iterations < 0 || history_every < 0 || elbo_samples < 0)
+      throw std::invalid_argument(
+          who + ": loop.max_iterations, history_every and elbo_samples must be >= 0");
+  }
+};
+
+}  // namespace ngvi::vi

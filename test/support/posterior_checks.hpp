@@ -1,0 +1,45 @@
+// Shared checks and named tolerances for the inference tests (posteriors, fixed points, Monte
+// Carlo).
+//
+// The derivative tolerances live in autodiff/verify/tolerances.hpp; these are the ones for
+// statements about distributions, named here once so that every inference test uses the same
+// bar and a loosened bound is a visible change. Monte-Carlo comparisons are stated in standard
+// errors: CHECK_MC(estimate, reference, standard_error) accepts |estimate − reference| ≤
+// mc_sigmas·se, with se computed by the test from the samples it drew.
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+
+#include <autodiff/verify/compare.hpp>
+#include <autodiff/verify/tolerances.hpp>
+
+#include <support/check_report.hpp>
+
+namespace ngvi::test::vi_tolerances {
+
+using ad::verify::Tolerance;
+
+// Closed-form posteriors reached by an exact update (VON/VOGN with β = 1 on a conjugate model):
+// the bar, 1e-10, with an absolute floor for entries that are mathematically 0.
+inline constexpr Tolerance exact_update{1e-10, 1e-12};
+// Identities between closed forms computed by two routes (KL, entropy, log densities).
+inline constexpr Tolerance closed_form{1e-11, 1e-13};
+// Gauss–Hermite quadrature against a fixed point found by iteration: quadrature error of the
+// rule used (≥ 20 nodes per dimension on smooth integrands) plus the iteration's residual.
+inline constexpr Tolerance quadrature{1e-6, 1e-8};
+// Iterative solvers stopped after a fixed number of steps (optimisers, fixed-point iterations)
+// against the exact solution they converge to.
+inline constexpr Tolerance iterative{1e-6, 1e-6};
+// Monte-Carlo estimates: accept within this many standard errors (≈ 1e-6 two-sided false-alarm
+// rate per comparison for a normal estimate, so a suite of a few hundred stays reliable).
+inline constexpr double mc_sigmas = 5.0;
+
+}  // namespace ngvi::test::vi_tolerances
+
+// Non-fatal: |estimate − reference| ≤ mc_sigmas · standard_error, reported with both values.
+#define NGVI_CHECK_MC(estimate, reference, standard_error)                                      \
+  NGVI_CHECK_REPORT(::ngvi::ad::verify::compare(                                                \
+      (estimate), (reference),                                                                  \
+      ::ngvi::ad::verify::Tolerance{0.0,                                                        \
+                                    ::ngvi::test::vi_tolerances::mc_sigmas * (standard_error)}, \
+      "Monte-Carlo estimate vs reference"))
