@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that building and testing ngvi needs.
+# Installs the Debian 12 packages that building and running ngvi needs; with --test also those
+# only its tests need: Chromium (the browser test of report.html) and clang with its runtime
+# libraries (the libFuzzer target of the file readers, built with -fsanitize=fuzzer,address).
 #
 # Skips apt entirely when every package is already installed, so reruns cost nothing. Runs as
 # root directly (as on CI) or through sudo when available; never prompts (noninteractive).
@@ -19,6 +21,16 @@ packages=(
   libbenchmark-dev
   gnuplot-nox
 )
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(
+    chromium-headless-shell
+    clang
+    libclang-rt-dev
+  )
+elif [[ $# -gt 0 ]]; then
+  echo "install-deps: unknown argument '$1' (the only one is --test)" >&2
+  exit 2
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

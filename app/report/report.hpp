@@ -1,0 +1,51 @@
+// Report: the content of a report folder's report.html and report.md, as plain data.
+//
+// A report is a title, an introduction and sections; a section holds, in order, paragraphs,
+// tables, figures (drawn files in the report folder, app/plot/render.hpp) and verdicts (a claim,
+// whether the numbers confirm it, and the numbers). app/report/html_report.hpp and
+// markdown_report.hpp render the same Report, so the two files never disagree.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ngvi::app::report {
+
+struct Paragraph {
+  std::string text;  // plain text; rendering escapes it
+};
+
+struct Table {
+  std::string caption;                         // empty: none
+  std::vector<std::string> header;             // column titles
+  std::vector<std::vector<std::string>> rows;  // each as many cells as the header
+};
+
+struct Figure {
+  std::string caption;
+  std::filesystem::path svg;  // relative to the report folder; empty: none
+  std::filesystem::path png;  // relative to the report folder; empty: none (at least one is set)
+};
+
+struct Verdict {
+  std::string claim;       // e.g. "the GGN approaches the Hessian as training goes on"
+  bool confirmed = false;  // whether the numbers support the claim
+  std::string evidence;    // the numbers
+};
+
+using Block = std::variant<Paragraph, Table, Figure, Verdict>;
+
+struct Section {
+  std::string heading;
+  std::vector<Block> blocks;
+};
+
+struct Report {
+  std::string title;
+  std::vector<Paragraph> introduction;
+  std::vector<Section> sections;
+};
+
+}  // namespace ngvi::app::report

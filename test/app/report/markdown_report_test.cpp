@@ -1,0 +1,30 @@
+// Tests of app/report/markdown_report.hpp: headings, pipe tables with '|' escaped, figure links
+// relative to the report folder (SVG first, PNG beside it), verdicts as block quotes.
+#include <string>
+
+#include <app/report/markdown_report.hpp>
+#include <boost/test/unit_test.hpp>
+
+namespace report = ngvi::app::report;
+
+BOOST_AUTO_TEST_SUITE(markdown_report_test)
+
+BOOST_AUTO_TEST_CASE(renders_every_block) {
+  report::Report r;
+  r.title = "Study";
+  r.introduction = {{"Intro."}};
+  r.sections.push_back(
+      {"Results",
+       {report::Paragraph{"Text."}, report::Table{"cap", {"method", "RMSE"}, {{"a|b", "2.9"}}},
+        report::Figure{"fig", "plots/a.svg", "plots/a.png"},
+        report::Figure{"png only", "", "plots/b.png"},
+        report::Verdict{"claim", false, "numbers"}}});
+  const std::string expected =
+      "# Study\n\nIntro.\n\n## Results\n\nText.\n\n*cap*\n\n| method | RMSE |\n| --- | ---: |\n| "
+      "a\\|b | 2.9 |\n\n"
+      "![fig](plots/a.svg) ([PNG](plots/a.png))\n\n![png only](plots/b.png)\n\n> **Refuted:** "
+      "claim. numbers\n\n";
+  BOOST_TEST(report::render_markdown(r) == expected);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
