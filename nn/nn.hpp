@@ -10,6 +10,7 @@
 #include <nn/data_loader.hpp>
 #include <nn/dataset.hpp>
 #include <nn/dense.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/layer.hpp>
 #include <nn/likelihoods/likelihoods.hpp>
 #include <nn/model_concept.hpp>

@@ -1,5 +1,6 @@
 // Per-example quantities of a separable model: gradients ∇ℓᵢ, output Jacobians ∂fᵢ/∂θ and
-// Hessians ∇²ℓᵢ, computed in parallel with oneTBB.
+// Hessians ∇²ℓᵢ, computed in parallel with oneTBB, for all N examples or for a minibatch
+// ExampleIndices idx (row k is example idx[k]; see nn/example_indices.hpp).
 //
 // Two routes compute the N×P per-example gradient matrix G (row i = ∇ℓᵢ(θ)ᵀ):
 //
@@ -16,10 +17,11 @@
 //   Exact — it agrees with the generic route to rounding — and several times faster.
 //
 // Parallelism: examples are cut into fixed blocks of options.grain, independent of the
-// thread count (nn/parallel.hpp runs them on a cached arena of options.threads); each TBB task records its block on its thread's tape and writes only its
-// rows. Every number therefore comes from the same operations in the same order whatever
-// the number of threads: results are bitwise identical for 1, 2 or 7 threads. Reductions
-// over examples (squared_column_mean) sum each column in example order for the same reason.
+// thread count (nn/parallel.hpp runs them on a cached arena of options.threads); each TBB task
+// records its block on its thread's tape and writes only its rows. Every number therefore comes
+// from the same operations in the same order whatever the number of threads: results are bitwise
+// identical for 1, 2 or 7 threads. Reductions over examples (squared_column_mean) sum each column
+// in example order for the same reason.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +38,7 @@
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/per_example.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/model_concept.hpp>
 #include <nn/parallel.hpp>
 #include <nn/sequential.hpp>
@@ -55,10 +58,12 @@ inline void check_theta_size(Eigen::Index got, Eigen::Index want, const char* wh
 }
 
 // θ as consecutive independent variables on t.
-inline ad::VarVector<double> register_inputs(ad::Tape<double>& t, const Eigen::Ref<const Eigen::VectorXd>& x) {
+inline ad::VarVector<double> register_inputs(ad::Tape<double>& t,
+                                             const Eigen::Ref<const Eigen::VectorXd>& x) {
   ad::VarVector<double> v(x.size());
   const ad::index_t first = t.new_indices(static_cast<std::size_t>(x.size()));
-  for (Eigen::Index i = 0; i < x.size(); ++i) v(i) = ad::Var<double>::from_index(x(i), first + static_cast<ad::index_t>(i), t);
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    v(i) = ad::Var<double>::from_index(x(i), first + static_cast<ad::index_t>(i), t);
   return v;
 }
 
@@ -73,9 +78,9 @@ inline ad::VarMatrix<double> lift(ad::Tape<double>& t, const Eigen::MatrixXd& va
 
 // One block's batched forward pass with θ as constants (see the top of this file).
 struct BatchedPass {
-  std::vector<RowMatrixXd> inputs;          // per dense layer: input activations aᵢ (B×in)
-  std::vector<ad::VarMatrix<double>> pre;   // per dense layer: pre-activations Z (B×out)
-  ad::VarMatrix<double> eta;                // B×output_dim: network outputs | likelihood parameters
+  std::vector<RowMatrixXd> inputs;         // per dense layer: input activations aᵢ (B×in)
+  std::vector<ad::VarMatrix<double>> pre;  // per dense layer: pre-activations Z (B×out)
+  ad::VarMatrix<double> eta;               // B×output_dim: network outputs | likelihood parameters
 
   // δ = ∂(seeded output)/∂Z of dense layer k, row-major B×out. Cost: one copy of Z's adjoints.
   RowMatrixXd delta(std::size_t k, const ad::Tape<double>& t) const {
@@ -84,21 +89,23 @@ struct BatchedPass {
     bool consecutive = true;
     for (Eigen::Index q = 0; q < Z.size() && consecutive; ++q)
       consecutive = Z(q).index() == first + static_cast<ad::index_t>(q);
-    if (consecutive) return Eigen::Map<const Eigen::MatrixXd>(&t.adjoint(first), Z.rows(), Z.cols());
+    if (consecutive)
+      return Eigen::Map<const Eigen::MatrixXd>(&t.adjoint(first), Z.rows(), Z.cols());
     return adjoints_of(Z, t);
   }
 };
 
+// Xb holds the block's inputs, one example per row.
 template <class Lik>
-void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta, Eigen::Index begin,
-                     Eigen::Index end, ad::Tape<double>& t, BatchedPass& pass) {
+void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
+                     const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Tape<double>& t,
+                     BatchedPass& pass) {
   const Sequential& net = model.net();
-  const Eigen::Index B = end - begin;
-  const auto Xb = model.data().X.middleRows(begin, B);
+  const Eigen::Index B = Xb.rows();
   pass.inputs.clear();
   pass.pre.clear();
-  Eigen::MatrixXd Ad;            // activations in double, before the first dense layer is lifted
-  ad::VarMatrix<double> A;       // activations on the tape, after it
+  Eigen::MatrixXd Ad;       // activations in double, before the first dense layer is lifted
+  ad::VarMatrix<double> A;  // activations on the tape, after it
   bool at_input = true, lifted = false;
   std::size_t j = 0;
   using CMap = Eigen::Map<const RowMajorMatrix<double>>;
@@ -108,8 +115,10 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
       const CMap W(theta.data() + d.weight.offset, d.out, d.in);
       const Eigen::Map<const Eigen::VectorXd> b(theta.data() + d.bias.offset, d.out);
       if (!lifted) {
-        if (at_input) pass.inputs.emplace_back(Xb);
-        else pass.inputs.emplace_back(Ad);
+        if (at_input)
+          pass.inputs.emplace_back(Xb);
+        else
+          pass.inputs.emplace_back(Ad);
         Eigen::MatrixXd Z = pass.inputs.back() * W.transpose();
         Z.rowwise() += b.transpose();
         A = lift(t, Z);
@@ -131,13 +140,14 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
   pass.eta.resize(B, A.cols() + np);
   pass.eta.leftCols(A.cols()) = A;
   for (int k = 0; k < np; ++k)
-    pass.eta.col(A.cols() + k) = lift(t, Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)));
+    pass.eta.col(A.cols() + k) =
+        lift(t, Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)));
 }
 
 // Writes into row `row` of M the θ-gradient implied by the δs of example i of the block:
 // dense weights δᵢaᵢᵀ, biases δᵢ; the caller fills the likelihood parameters.
-inline void write_dense_rows(const Sequential& net, const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
-                             Eigen::Index i, double* row) {
+inline void write_dense_rows(const Sequential& net, const BatchedPass& pass,
+                             const std::vector<RowMatrixXd>& deltas, Eigen::Index i, double* row) {
   for (std::size_t k = 0; k < deltas.size(); ++k) {
     const DenseSlot& d = net.dense_layers()[k];
     Eigen::Map<RowMajorMatrix<double>>(row + d.weight.offset, d.out, d.in).noalias() =
@@ -146,45 +156,48 @@ inline void write_dense_rows(const Sequential& net, const BatchedPass& pass, con
   }
 }
 
-}  // namespace detail
+// ---- the routes, on the examples idx (indices already checked) ------------------------------
 
-// ∇ℓᵢ(θ) for every example by the generic route (any SeparableModel), into row i of G (N×P);
-// ℓᵢ(θ) into losses(i) if given. Cost: N single-example recordings and reverse sweeps,
-// spread over options.threads threads.
+// Generic route: row k of G is ∇ℓ_{idx[k]}, losses(k) = ℓ_{idx[k]}.
 template <class M>
-void per_example_gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, RowMatrixXd& G,
-                                   const ParallelOptions& options = {}, Eigen::VectorXd* losses = nullptr) {
+void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                       ExampleIndices idx, RowMatrixXd& G, const ParallelOptions& options,
+                       Eigen::VectorXd* losses) {
   static_assert(require_separable_model<M>());
-  detail::check_theta_size(theta.size(), model.num_params(), "per_example_gradients");
+  check_theta_size(theta.size(), model.num_params(), "per_example_gradients");
   run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_gradients([&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
-                              model.num_examples(), G, o, losses);
+    ad::per_example_gradients(
+        [&model, idx](const auto& th, Eigen::Index k) {
+          return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
+        },
+        theta, static_cast<Eigen::Index>(idx.size()), G, o, losses);
   });
 }
 
-// The same by the batched (BackPACK-style) route for a Sequential network with a likelihood.
-// Cost: per block of options.grain examples one batched forward pass and one reverse sweep
-// (a few fused nodes per layer, θ constant), then one outer product per example and dense
-// layer: O(N·P) writes plus O(N·Σ in·out) flops, spread over options.threads threads.
+// Batched route: per block of idx one forward pass on the block's rows and one reverse sweep.
 template <class Lik>
-void per_example_gradients_batched(const Supervised<Sequential, Lik>& model,
-                                   const Eigen::Ref<const Eigen::VectorXd>& theta_in, RowMatrixXd& G,
-                                   const ParallelOptions& options = {}, Eigen::VectorXd* losses = nullptr) {
-  detail::check_theta_size(theta_in.size(), model.num_params(), "per_example_gradients");
+void gradients_batched(const Supervised<Sequential, Lik>& model,
+                       const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
+                       RowMatrixXd& G, const ParallelOptions& options, Eigen::VectorXd* losses) {
+  check_theta_size(theta_in.size(), model.num_params(), "per_example_gradients");
   const Eigen::VectorXd theta = theta_in;
-  const Eigen::Index N = model.num_examples(), P = model.num_params();
-  G.resize(N, P);
-  if (losses) losses->resize(N);
+  const auto n = static_cast<Eigen::Index>(idx.size());
+  const Eigen::Index P = model.num_params();
+  G.resize(n, P);
+  if (losses) losses->resize(n);
   const Lik& lik = model.likelihood();
   const int np = lik.num_params();
   const Eigen::Index out = model.net().output_dim();
-  nn::parallel_blocks(N, options, [&](Eigen::Index begin, Eigen::Index end) {
+  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+    const ExampleIndices block =
+        idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     ad::TapeScope<double> scope;
     ad::Tape<double>& t = scope.tape();
-    detail::BatchedPass pass;
-    detail::batched_forward(model, theta, begin, end, t, pass);
+    BatchedPass pass;
+    Eigen::MatrixXd xbuf, ybuf;
+    batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
     const Eigen::Index B = end - begin;
-    const Eigen::MatrixXd Yb = model.data().Y.middleRows(begin, B);
+    const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
     const ad::Var<double> L = lik.batch_nll(pass.eta, Yb);
     t.zero_adjoints();
     if (L.is_active()) {
@@ -195,7 +208,7 @@ void per_example_gradients_batched(const Supervised<Sequential, Lik>& model,
     for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, t));
     for (Eigen::Index i = 0; i < B; ++i) {
       double* row = G.row(begin + i).data();
-      detail::write_dense_rows(model.net(), pass, deltas, i, row);
+      write_dense_rows(model.net(), pass, deltas, i, row);
       for (int k = 0; k < np; ++k) {
         const ad::Var<double>& s = pass.eta(i, out + k);
         row[model.likelihood_offset() + k] = t.adjoint(s.index());
@@ -204,62 +217,32 @@ void per_example_gradients_batched(const Supervised<Sequential, Lik>& model,
     if (losses) {
       const Eigen::MatrixXd F = ad::values_of(pass.eta);
       for (Eigen::Index i = 0; i < B; ++i)
-        (*losses)(begin + i) = lik.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(Yb.row(i).transpose()));
+        (*losses)(begin + i) =
+            lik.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(Yb.row(i).transpose()));
     }
   });
 }
 
-// ∇ℓᵢ(θ) for every example into row i of G (N×P), ℓᵢ into losses(i) if given: the batched
-// route for Supervised<Sequential, L>, the generic one for every other SeparableModel.
-// Cost: see the two routes above.
+// Generic route: rows k·K … k·K+K−1 of J are J_{idx[k]}.
 template <class M>
-void per_example_gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, RowMatrixXd& G,
-                           const ParallelOptions& options = {}, Eigen::VectorXd* losses = nullptr) {
-  if constexpr (is_supervised_sequential_v<M>)
-    per_example_gradients_batched(model, theta, G, options, losses);
-  else
-    per_example_gradients_generic(model, theta, G, options, losses);
-}
-
-// (1/N) Σᵢ G(i, p)² for every column p — the VOGN / empirical-Fisher diagonal from the
-// per-example gradients. Each column is summed in row order, so the result does not depend
-// on the thread count. Cost: O(N·P), columns split over options.threads threads.
-inline Eigen::VectorXd squared_column_mean(const RowMatrixXd& G, const ParallelOptions& options = {}) {
-  const Eigen::Index N = G.rows(), P = G.cols();
-  Eigen::VectorXd out = Eigen::VectorXd::Zero(P);
-  if (N == 0) return out;
-  ParallelOptions cols = options;
-  cols.grain = 256;  // columns per task: 2 KiB of accumulators stay in L1
-  nn::parallel_blocks(P, cols, [&](Eigen::Index p0, Eigen::Index p1) {
-    Eigen::ArrayXd acc = Eigen::ArrayXd::Zero(p1 - p0);
-    for (Eigen::Index n = 0; n < N; ++n) acc += G.row(n).segment(p0, p1 - p0).transpose().array().square();
-    out.segment(p0, p1 - p0) = acc.matrix() / static_cast<double>(N);
-  });
-  return out;
-}
-
-// ---- output Jacobians -----------------------------------------------------------------------
-
-// Row (i·K + k) of J (N·K × P, K = model.output_dim()) is ∂fᵢₖ/∂θ: J's rows for example i
-// form the K×P Jacobian Jᵢ (see jacobian_block). Generic route for any OutputModel.
-// Cost: N single-example recordings, each with K reverse sweeps.
-template <class M>
-void per_example_jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, RowMatrixXd& J,
-                                   const ParallelOptions& options = {}) {
+void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                       ExampleIndices idx, RowMatrixXd& J, const ParallelOptions& options) {
   static_assert(require_separable_model<M>());
-  static_assert(OutputModel<M>, "ngvi::nn::per_example_jacobians: the model needs output_dim() and "
-                                "example_output(theta, i) generic in the scalar (as Supervised has)");
-  detail::check_theta_size(theta.size(), model.num_params(), "per_example_jacobians");
-  const Eigen::Index N = model.num_examples(), P = model.num_params(), K = model.output_dim();
-  J.resize(N * K, P);
-  nn::parallel_blocks(N, options, [&](Eigen::Index begin, Eigen::Index end) {
+  static_assert(OutputModel<M>,
+                "ngvi::nn::per_example_jacobians: the model needs output_dim() and "
+                "example_output(theta, i) generic in the scalar (as Supervised has)");
+  check_theta_size(theta.size(), model.num_params(), "per_example_jacobians");
+  const auto n = static_cast<Eigen::Index>(idx.size());
+  const Eigen::Index P = model.num_params(), K = model.output_dim();
+  J.resize(n * K, P);
+  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     ad::TapeScope<double> scope;
     ad::Tape<double>& t = scope.tape();
-    const ad::VarVector<double> th = detail::register_inputs(t, theta);
+    const ad::VarVector<double> th = register_inputs(t, theta);
     const ad::index_t first = P > 0 ? th(0).index() : 0;
     const auto after_inputs = t.mark();
     for (Eigen::Index i = begin; i < end; ++i) {
-      const ad::VarVector<double> f = model.example_output(th, i);
+      const ad::VarVector<double> f = model.example_output(th, idx[static_cast<std::size_t>(i)]);
       for (Eigen::Index k = 0; k < K; ++k) {
         auto row = J.row(i * K + k);
         if (!f(k).is_active()) {
@@ -269,30 +252,34 @@ void per_example_jacobians_generic(const M& model, const Eigen::Ref<const Eigen:
         t.zero_adjoints();
         t.adjoint(f(k).index()) = 1.0;
         t.reverse(after_inputs);
-        for (Eigen::Index p = 0; p < P; ++p) row(p) = t.adjoint(first + static_cast<ad::index_t>(p));
+        for (Eigen::Index p = 0; p < P; ++p)
+          row(p) = t.adjoint(first + static_cast<ad::index_t>(p));
       }
       t.rewind(after_inputs);
     }
   });
 }
 
-// The batched route for Supervised<Sequential, L>: per block one forward pass and K reverse
-// sweeps (output k of every example seeded at once), then outer products as for gradients.
-// Cost: O(N·K·P) writes plus K times the batched-gradient sweeps.
+// Batched route: per block one forward pass and K reverse sweeps (output k of every example
+// of the block seeded at once), then outer products as for gradients.
 template <class Lik>
-void per_example_jacobians_batched(const Supervised<Sequential, Lik>& model,
-                                   const Eigen::Ref<const Eigen::VectorXd>& theta_in, RowMatrixXd& J,
-                                   const ParallelOptions& options = {}) {
-  detail::check_theta_size(theta_in.size(), model.num_params(), "per_example_jacobians");
+void jacobians_batched(const Supervised<Sequential, Lik>& model,
+                       const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
+                       RowMatrixXd& J, const ParallelOptions& options) {
+  check_theta_size(theta_in.size(), model.num_params(), "per_example_jacobians");
   const Eigen::VectorXd theta = theta_in;
-  const Eigen::Index N = model.num_examples(), P = model.num_params(), K = model.output_dim();
+  const auto n = static_cast<Eigen::Index>(idx.size());
+  const Eigen::Index P = model.num_params(), K = model.output_dim();
   const Eigen::Index out = model.net().output_dim();
-  J.resize(N * K, P);
-  nn::parallel_blocks(N, options, [&](Eigen::Index begin, Eigen::Index end) {
+  J.resize(n * K, P);
+  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+    const ExampleIndices block =
+        idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     ad::TapeScope<double> scope;
     ad::Tape<double>& t = scope.tape();
-    detail::BatchedPass pass;
-    detail::batched_forward(model, theta, begin, end, t, pass);
+    BatchedPass pass;
+    Eigen::MatrixXd xbuf;
+    batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
     const Eigen::Index B = end - begin;
     std::vector<RowMatrixXd> deltas(pass.pre.size());
     for (Eigen::Index k = 0; k < K; ++k) {
@@ -305,7 +292,7 @@ void per_example_jacobians_batched(const Supervised<Sequential, Lik>& model,
       for (Eigen::Index i = 0; i < B; ++i) {
         auto row = J.row((begin + i) * K + k);
         if (k < out) {
-          detail::write_dense_rows(model.net(), pass, deltas, i, row.data());
+          write_dense_rows(model.net(), pass, deltas, i, row.data());
           row.tail(P - model.likelihood_offset()).setZero();
         } else {
           row.setZero();
@@ -316,32 +303,202 @@ void per_example_jacobians_batched(const Supervised<Sequential, Lik>& model,
   });
 }
 
+// The route for M: batched for Supervised<Sequential, L>, generic otherwise (idx checked).
+template <class M>
+void gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, ExampleIndices idx,
+               RowMatrixXd& G, const ParallelOptions& options, Eigen::VectorXd* losses) {
+  if constexpr (is_supervised_sequential_v<M>)
+    gradients_batched(model, theta, idx, G, options, losses);
+  else
+    gradients_generic(model, theta, idx, G, options, losses);
+}
+template <class M>
+void jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, ExampleIndices idx,
+               RowMatrixXd& J, const ParallelOptions& options) {
+  if constexpr (is_supervised_sequential_v<M>)
+    jacobians_batched(model, theta, idx, J, options);
+  else
+    jacobians_generic(model, theta, idx, J, options);
+}
+
+}  // namespace detail
+
+// ---- per-example gradients ------------------------------------------------------------------
+
+// ∇ℓᵢ(θ) for every example by the generic route (any SeparableModel), into row i of G (N×P);
+// ℓᵢ(θ) into losses(i) if given. Cost: N single-example recordings and reverse sweeps,
+// spread over options.threads threads.
+template <class M>
+void per_example_gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   RowMatrixXd& G, const ParallelOptions& options = {},
+                                   Eigen::VectorXd* losses = nullptr) {
+  detail::gradients_generic(model, theta, all_examples(model.num_examples()), G, options, losses);
+}
+// The same for the examples idx: row k of G (|idx|×P) is ∇ℓ_{idx[k]}. Cost: |idx| recordings.
+template <class M>
+void per_example_gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   ExampleIndices idx, RowMatrixXd& G,
+                                   const ParallelOptions& options = {},
+                                   Eigen::VectorXd* losses = nullptr) {
+  check_example_indices(idx, model.num_examples(), "per_example_gradients");
+  detail::gradients_generic(model, theta, idx, G, options, losses);
+}
+
+// The same by the batched (BackPACK-style) route for a Sequential network with a likelihood.
+// Cost: per block of options.grain examples one batched forward pass and one reverse sweep
+// (a few fused nodes per layer, θ constant), then one outer product per example and dense
+// layer: O(N·P) writes plus O(N·Σ in·out) flops, spread over options.threads threads.
+template <class Lik>
+void per_example_gradients_batched(const Supervised<Sequential, Lik>& model,
+                                   const Eigen::Ref<const Eigen::VectorXd>& theta, RowMatrixXd& G,
+                                   const ParallelOptions& options = {},
+                                   Eigen::VectorXd* losses = nullptr) {
+  detail::gradients_batched(model, theta, all_examples(model.num_examples()), G, options, losses);
+}
+// The same for the examples idx (row k of G is example idx[k]); a block of consecutive
+// indices is read in place, any other block's rows are gathered first. Cost: as above with
+// |idx| for N, plus O(|idx|·(D + K)) copies for the gathers.
+template <class Lik>
+void per_example_gradients_batched(const Supervised<Sequential, Lik>& model,
+                                   const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   ExampleIndices idx, RowMatrixXd& G,
+                                   const ParallelOptions& options = {},
+                                   Eigen::VectorXd* losses = nullptr) {
+  check_example_indices(idx, model.num_examples(), "per_example_gradients");
+  detail::gradients_batched(model, theta, idx, G, options, losses);
+}
+
+// ∇ℓᵢ(θ) for every example into row i of G (N×P), ℓᵢ into losses(i) if given: the batched
+// route for Supervised<Sequential, L>, the generic one for every other SeparableModel.
+// Cost: see the two routes above.
+template <class M>
+void per_example_gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                           RowMatrixXd& G, const ParallelOptions& options = {},
+                           Eigen::VectorXd* losses = nullptr) {
+  detail::gradients(model, theta, all_examples(model.num_examples()), G, options, losses);
+}
+// The minibatch form: row k of G (|idx|×P) is ∇ℓ_{idx[k]}(θ), losses(k) = ℓ_{idx[k]}(θ).
+// Throws for an empty idx or an index outside 0..N−1. Cost: that of the route with |idx| for N.
+template <class M>
+void per_example_gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                           ExampleIndices idx, RowMatrixXd& G, const ParallelOptions& options = {},
+                           Eigen::VectorXd* losses = nullptr) {
+  check_example_indices(idx, model.num_examples(), "per_example_gradients");
+  detail::gradients(model, theta, idx, G, options, losses);
+}
+
+// (1/N) Σᵢ G(i, p)² for every column p — the VOGN / empirical-Fisher diagonal from the
+// per-example gradients. Each column is summed in row order, so the result does not depend
+// on the thread count. Cost: O(N·P), columns split over options.threads threads.
+inline Eigen::VectorXd squared_column_mean(const RowMatrixXd& G,
+                                           const ParallelOptions& options = {}) {
+  const Eigen::Index N = G.rows(), P = G.cols();
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(P);
+  if (N == 0) return out;
+  ParallelOptions cols = options;
+  cols.grain = 256;  // columns per task: 2 KiB of accumulators stay in L1
+  nn::parallel_blocks(P, cols, [&](Eigen::Index p0, Eigen::Index p1) {
+    Eigen::ArrayXd acc = Eigen::ArrayXd::Zero(p1 - p0);
+    for (Eigen::Index n = 0; n < N; ++n)
+      acc += G.row(n).segment(p0, p1 - p0).transpose().array().square();
+    out.segment(p0, p1 - p0) = acc.matrix() / static_cast<double>(N);
+  });
+  return out;
+}
+
+// ---- output Jacobians -----------------------------------------------------------------------
+
+// Row (i·K + k) of J (N·K × P, K = model.output_dim()) is ∂fᵢₖ/∂θ: J's rows for example i
+// form the K×P Jacobian Jᵢ (see jacobian_block). Generic route for any OutputModel.
+// Cost: N single-example recordings, each with K reverse sweeps.
+template <class M>
+void per_example_jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   RowMatrixXd& J, const ParallelOptions& options = {}) {
+  detail::jacobians_generic(model, theta, all_examples(model.num_examples()), J, options);
+}
+// The same for the examples idx: J is |idx|·K × P, block k is J_{idx[k]}. Cost: |idx| recordings.
+template <class M>
+void per_example_jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   ExampleIndices idx, RowMatrixXd& J,
+                                   const ParallelOptions& options = {}) {
+  check_example_indices(idx, model.num_examples(), "per_example_jacobians");
+  detail::jacobians_generic(model, theta, idx, J, options);
+}
+
+// The batched route for Supervised<Sequential, L>: per block one forward pass and K reverse
+// sweeps (output k of every example seeded at once), then outer products as for gradients.
+// Cost: O(N·K·P) writes plus K times the batched-gradient sweeps.
+template <class Lik>
+void per_example_jacobians_batched(const Supervised<Sequential, Lik>& model,
+                                   const Eigen::Ref<const Eigen::VectorXd>& theta, RowMatrixXd& J,
+                                   const ParallelOptions& options = {}) {
+  detail::jacobians_batched(model, theta, all_examples(model.num_examples()), J, options);
+}
+// The same for the examples idx (block k of J is J_{idx[k]}). Cost: as above with |idx| for N.
+template <class Lik>
+void per_example_jacobians_batched(const Supervised<Sequential, Lik>& model,
+                                   const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   ExampleIndices idx, RowMatrixXd& J,
+                                   const ParallelOptions& options = {}) {
+  check_example_indices(idx, model.num_examples(), "per_example_jacobians");
+  detail::jacobians_batched(model, theta, idx, J, options);
+}
+
 // Per-example output Jacobians, batched route when available. See the two routes above.
 template <class M>
-void per_example_jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, RowMatrixXd& J,
+void per_example_jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                           RowMatrixXd& J, const ParallelOptions& options = {}) {
+  detail::jacobians(model, theta, all_examples(model.num_examples()), J, options);
+}
+// The minibatch form: J is |idx|·K × P, block k is J_{idx[k]}. Throws for an empty idx or an
+// index outside 0..N−1. Cost: that of the route with |idx| for N.
+template <class M>
+void per_example_jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                           ExampleIndices idx, RowMatrixXd& J,
                            const ParallelOptions& options = {}) {
-  if constexpr (is_supervised_sequential_v<M>)
-    per_example_jacobians_batched(model, theta, J, options);
-  else
-    per_example_jacobians_generic(model, theta, J, options);
+  check_example_indices(idx, model.num_examples(), "per_example_jacobians");
+  detail::jacobians(model, theta, idx, J, options);
 }
 
 // Jᵢ (K×P) inside the packed matrix of per_example_jacobians. Cost: O(1), a view.
-inline auto jacobian_block(const RowMatrixXd& J, Eigen::Index i, Eigen::Index K) { return J.middleRows(i * K, K); }
+inline auto jacobian_block(const RowMatrixXd& J, Eigen::Index i, Eigen::Index K) {
+  return J.middleRows(i * K, K);
+}
 
 // ---- per-example Hessians -------------------------------------------------------------------
 
-// ∇²ℓᵢ(θ) (P×P) for every example into hessians[i], by forward-over-reverse on
-// model.example_loss. For small P only. Cost: N·⌈P/K⌉ dual recordings and sweeps, spread
-// over options.threads threads; memory N·P² doubles.
+// ∇²ℓ_{idx[k]}(θ) (P×P) into hessians[k] for every k, by forward-over-reverse on
+// model.example_loss. For small P only. Throws for an empty idx or an index outside 0..N−1.
+// Cost: |idx|·⌈P/K⌉ dual recordings and sweeps, spread over options.threads threads; memory
+// |idx|·P² doubles.
 template <int K = 8, class M>
 void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                          std::vector<Eigen::MatrixXd>& hessians, const ParallelOptions& options = {}) {
+                          ExampleIndices idx, std::vector<Eigen::MatrixXd>& hessians,
+                          const ParallelOptions& options = {}) {
+  static_assert(require_separable_model<M>());
+  detail::check_theta_size(theta.size(), model.num_params(), "per_example_hessians");
+  check_example_indices(idx, model.num_examples(), "per_example_hessians");
+  run_with_threads(options, [&](const ParallelOptions& o) {
+    ad::per_example_hessians<K>(
+        [&model, idx](const auto& th, Eigen::Index k) {
+          return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
+        },
+        theta, static_cast<Eigen::Index>(idx.size()), hessians, o);
+  });
+}
+
+// ∇²ℓᵢ(θ) (P×P) for every example into hessians[i]. Cost: as above with N for |idx|; memory
+// N·P² doubles.
+template <int K = 8, class M>
+void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                          std::vector<Eigen::MatrixXd>& hessians,
+                          const ParallelOptions& options = {}) {
   static_assert(require_separable_model<M>());
   detail::check_theta_size(theta.size(), model.num_params(), "per_example_hessians");
   run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_hessians<K>([&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
-                                model.num_examples(), hessians, o);
+    ad::per_example_hessians<K>(
+        [&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
+        model.num_examples(), hessians, o);
   });
 }
 

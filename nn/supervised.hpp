@@ -20,6 +20,7 @@
 #include <Eigen/Core>
 
 #include <nn/dataset.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/likelihoods/likelihood.hpp>
 #include <nn/model_concept.hpp>
 #include <nn/parameters.hpp>
@@ -36,14 +37,19 @@ class Supervised {
   // Throws std::invalid_argument if the data do not fit the network or the likelihood
   // (input width, number of outputs, target width or values, X/Y row counts, non-finite data).
   Supervised(Net net, Lik likelihood, Dataset data)
-      : net_(std::move(net)), lik_(std::move(likelihood)), data_(std::move(data)), layout_(net_.layout()) {
+      : net_(std::move(net)),
+        lik_(std::move(likelihood)),
+        data_(std::move(data)),
+        layout_(net_.layout()) {
     data_.validate();
     if (data_.input_dim() != net_.input_dim())
-      throw std::invalid_argument("ngvi::nn::Supervised: the data have " + std::to_string(data_.input_dim()) +
-                                  " input columns, the network expects " + std::to_string(net_.input_dim()));
+      throw std::invalid_argument(
+          "ngvi::nn::Supervised: the data have " + std::to_string(data_.input_dim()) +
+          " input columns, the network expects " + std::to_string(net_.input_dim()));
     if (net_.output_dim() != lik_.net_output_dim())
-      throw std::invalid_argument("ngvi::nn::Supervised: the network has " + std::to_string(net_.output_dim()) +
-                                  " outputs, the likelihood expects " + std::to_string(lik_.net_output_dim()));
+      throw std::invalid_argument(
+          "ngvi::nn::Supervised: the network has " + std::to_string(net_.output_dim()) +
+          " outputs, the likelihood expects " + std::to_string(lik_.net_output_dim()));
     lik_.check_targets(data_.Y);
     lik_.add_parameter_blocks(layout_);
     lik_offset_ = net_.num_params();
@@ -89,12 +95,21 @@ class Supervised {
     return f;
   }
 
-  // Σ_{i ∈ idx} ℓᵢ(θ), the batch as one matrix pass. Cost: one forward pass over |idx| rows
-  // (a few fused tape entries per layer) and one batched nll.
+  // Σ_{i ∈ idx} ℓᵢ(θ), the batch as one matrix pass (idx may repeat and be in any order).
+  // Reads the rows in place when idx is consecutive (e.g. 0..N−1), else gathers them into
+  // matrices local to the call; never copies a Dataset. Throws for an empty idx or an index
+  // outside 0..N−1. Cost: one forward pass over |idx| rows (a few fused tape entries per
+  // layer), one batched nll, and O(|idx|·(D + K)) copies for a gather.
   template <class T>
   T batch_loss(const Vector<T>& theta, std::span<const Eigen::Index> idx) const {
-    const Dataset b = gather(idx);
-    return lik_.batch_nll(outputs_for(theta, b.X), b.Y);
+    check_theta(theta.size(), "batch_loss");
+    check_example_indices(idx, num_examples(), "Supervised::batch_loss");
+    if (static_cast<Eigen::Index>(idx.size()) == num_examples() && idx[0] == 0 &&
+        is_consecutive(idx))
+      return lik_.batch_nll(outputs_for(theta, data_.X), data_.Y);
+    Eigen::MatrixXd xbuf;
+    const Eigen::MatrixXd Y = data_.Y(idx, Eigen::all);
+    return lik_.batch_nll(outputs_for(theta, example_rows(data_.X, idx, xbuf)), Y);
   }
   // Σᵢ ℓᵢ(θ) over all N examples. Cost: one forward pass over the whole data set.
   template <class T>
@@ -103,10 +118,14 @@ class Supervised {
     return lik_.batch_nll(outputs_for(theta, data_.X), data_.Y);
   }
 
-  // The rows fᵢ(θ) for i ∈ idx (|idx|×output_dim()). Cost: one batched forward pass.
+  // The rows f_{idx[k]}(θ) (|idx|×output_dim()), rows read as in batch_loss. Throws for an
+  // empty idx or an index outside 0..N−1. Cost: one batched forward pass over |idx| rows.
   template <class T>
   Matrix<T> batch_output(const Vector<T>& theta, std::span<const Eigen::Index> idx) const {
-    return outputs_for(theta, gather(idx).X);
+    check_theta(theta.size(), "batch_output");
+    check_example_indices(idx, num_examples(), "Supervised::batch_output");
+    Eigen::MatrixXd xbuf;
+    return outputs_for(theta, example_rows(data_.X, idx, xbuf));
   }
   // All N rows fᵢ(θ) (N×output_dim()), in double. Cost: one batched forward pass.
   Eigen::MatrixXd outputs(const Eigen::VectorXd& theta) const {
@@ -118,13 +137,14 @@ class Supervised {
     const Eigen::MatrixXd F = outputs(theta);
     Eigen::VectorXd l(num_examples());
     for (Eigen::Index i = 0; i < num_examples(); ++i)
-      l(i) = lik_.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(data_.Y.row(i).transpose()));
+      l(i) = lik_.nll(Eigen::VectorXd(F.row(i).transpose()),
+                      Eigen::VectorXd(data_.Y.row(i).transpose()));
     return l;
   }
 
  private:
   template <class T>
-  Matrix<T> outputs_for(const Vector<T>& theta, const Eigen::MatrixXd& X) const {
+  Matrix<T> outputs_for(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X) const {
     check_theta(theta.size(), "forward");
     const Matrix<T> F = net_.forward(theta, X);
     const int np = lik_.num_params();
@@ -135,18 +155,18 @@ class Supervised {
     return out;
   }
 
-  Dataset gather(std::span<const Eigen::Index> idx) const { return data_.subset(idx); }
-
   void check_theta(Eigen::Index size, const char* who) const {
     if (size != num_params())
-      throw std::invalid_argument(std::string("ngvi::nn::Supervised::") + who + ": θ has " + std::to_string(size) +
-                                  " entries, the model has " + std::to_string(num_params()) + " parameters");
+      throw std::invalid_argument(std::string("ngvi::nn::Supervised::") + who + ": θ has " +
+                                  std::to_string(size) + " entries, the model has " +
+                                  std::to_string(num_params()) + " parameters");
   }
   void check_example(Eigen::Index theta_size, Eigen::Index i, const char* who) const {
     check_theta(theta_size, who);
     if (i < 0 || i >= num_examples())
-      throw std::out_of_range(std::string("ngvi::nn::Supervised::") + who + ": example " + std::to_string(i) +
-                              " outside 0.." + std::to_string(num_examples() - 1));
+      throw std::out_of_range(std::string("ngvi::nn::Supervised::") + who + ": example " +
+                              std::to_string(i) + " outside 0.." +
+                              std::to_string(num_examples() - 1));
   }
 
   Net net_;

@@ -12,6 +12,7 @@
 
 #include <autodiff/functional/per_example.hpp>
 #include <nn/curvature/concepts.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/per_example.hpp>
 
 namespace ngvi::nn {
@@ -27,6 +28,18 @@ ad::RowMatrixXd example_gradients(const Model& model, const Eigen::VectorXd& the
   detail::check_theta(model, theta, "example_gradients");
   ad::RowMatrixXd G;
   per_example_gradients(model, theta, G, parallel, losses);
+  return G;
+}
+// The |idx|×P matrix whose row k is ∇θ ℓ_{idx[k]}(θ). Throws for an empty idx or an index
+// outside 0..N−1. Cost: that of nn::per_example_gradients on idx.
+template <class Model>
+ad::RowMatrixXd example_gradients(const Model& model, const Eigen::VectorXd& theta,
+                                  ExampleIndices idx, const ad::ParallelOptions& parallel = {},
+                                  Eigen::VectorXd* losses = nullptr) {
+  detail::require_separable_loss_model<Model>();
+  detail::check_theta(model, theta, "example_gradients");
+  ad::RowMatrixXd G;
+  per_example_gradients(model, theta, idx, G, parallel, losses);
   return G;
 }
 
@@ -51,12 +64,37 @@ Eigen::MatrixXd empirical_fisher(const Model& model, const Eigen::VectorXd& thet
                                  const ad::ParallelOptions& parallel = {}) {
   return empirical_fisher_from_gradients(example_gradients(model, theta, parallel));
 }
+// The minibatch form Σ_{i ∈ idx} gᵢgᵢᵀ (a sum; repeated indices count repeatedly). Throws for
+// an empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+Eigen::MatrixXd empirical_fisher(const Model& model, const Eigen::VectorXd& theta,
+                                 ExampleIndices idx, const ad::ParallelOptions& parallel = {}) {
+  detail::require_separable_loss_model<Model>();
+  detail::check_theta(model, theta, "empirical_fisher");
+  check_example_indices(idx, model.num_examples(), "empirical_fisher");
+  ad::RowMatrixXd G;
+  per_example_gradients(model, theta, idx, G, parallel);
+  return empirical_fisher_from_gradients(G);
+}
 
 // diag F̂(θ) = Σᵢ gᵢ². Cost: N gradient recordings + sweeps (over the threads) + N·P flops.
 template <class Model>
 Eigen::VectorXd empirical_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
                                           const ad::ParallelOptions& parallel = {}) {
   return empirical_fisher_diagonal_from_gradients(example_gradients(model, theta, parallel));
+}
+// The minibatch form Σ_{i ∈ idx} gᵢ². Throws for an empty idx or an index outside 0..N−1.
+// Cost: as above with |idx| for N.
+template <class Model>
+Eigen::VectorXd empirical_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                          ExampleIndices idx,
+                                          const ad::ParallelOptions& parallel = {}) {
+  detail::require_separable_loss_model<Model>();
+  detail::check_theta(model, theta, "empirical_fisher_diagonal");
+  check_example_indices(idx, model.num_examples(), "empirical_fisher_diagonal");
+  ad::RowMatrixXd G;
+  per_example_gradients(model, theta, idx, G, parallel);
+  return empirical_fisher_diagonal_from_gradients(G);
 }
 
 }  // namespace ngvi::nn

@@ -26,6 +26,7 @@
 #include <nn/curvature/detail/blocked_sum.hpp>
 #include <nn/curvature/options.hpp>
 #include <nn/curvature/output_jacobians.hpp>
+#include <nn/example_indices.hpp>
 
 namespace ngvi::nn {
 
@@ -67,6 +68,85 @@ Eigen::MatrixXd output_curvature(const Model& model, const Eigen::VectorXd& f, E
 }
 }  // namespace detail
 
+namespace detail {
+// Σ_k J_{idx[k]}ᵀ H_L,idx[k] J_{idx[k]} over the examples idx (already checked).
+template <class Model>
+Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                    const GgnOptions& options) {
+  const Eigen::Index P = theta.size();
+  const OutputsAndJacobians oj =
+      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
+  return symmetrised(blocked_sum(static_cast<Eigen::Index>(idx.size()), P, P, options.curvature,
+                                 [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+                                   const auto J = oj.jacobian(k);
+                                   const Eigen::MatrixXd HL = output_curvature(
+                                       model, oj.output(k), idx[static_cast<std::size_t>(k)],
+                                       options.output_curvature);
+                                   acc.noalias() += J.transpose() * (HL * J);
+                                 }));
+}
+
+// Σ_k Σₖₗ H_L(k,l) J(k,:) ∘ J(l,:) over the examples idx (already checked).
+template <class Model>
+Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                             const GgnOptions& options) {
+  const Eigen::Index P = theta.size();
+  const OutputsAndJacobians oj =
+      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
+  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
+                     [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+                       const auto J = oj.jacobian(k);
+                       const Eigen::MatrixXd HL =
+                           output_curvature(model, oj.output(k), idx[static_cast<std::size_t>(k)],
+                                            options.output_curvature);
+                       acc.col(0) += (J.cwiseProduct(HL * J)).colwise().sum().transpose();
+                     });
+}
+
+// Σ_k J_{idx[k]}ᵀ H_L J_{idx[k]} v over the examples idx (already checked), matrix-free.
+template <class Model>
+Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& theta,
+                                   ExampleIndices idx, const Eigen::VectorXd& v,
+                                   const GgnOptions& options) {
+  if (v.size() != theta.size())
+    throw std::invalid_argument("ngvi::nn::ggn_vector_product: v has " + std::to_string(v.size()) +
+                                " entries, theta has " + std::to_string(theta.size()));
+  using D = ad::Dual<double, 1>;
+  const Eigen::Index P = theta.size();
+  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
+                     [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+                       const Eigen::Index i = idx[static_cast<std::size_t>(k)];
+                       ad::TapeScope<D> scope;
+                       ad::Tape<D>& t = scope.tape();
+                       ad::VarVector<D> th(P);
+                       const ad::index_t first = t.new_indices(static_cast<std::size_t>(P));
+                       for (Eigen::Index p = 0; p < P; ++p)
+                         th(p) = ad::Var<D>::from_index(D(theta(p), 0, v(p)),
+                                                        first + static_cast<ad::index_t>(p), t);
+                       const ad::VarVector<D> out = model.example_output(th, i);
+                       const Eigen::Index m = out.size();
+                       Eigen::VectorXd f(m), Jv(m);
+                       for (Eigen::Index q = 0; q < m; ++q) {
+                         f(q) = out(q).value().v;
+                         Jv(q) = out(q).value().d[0];
+                       }
+                       const Eigen::VectorXd u =
+                           output_curvature(model, f, i, options.output_curvature) * Jv;
+                       t.zero_adjoints();
+                       bool any = false;
+                       for (Eigen::Index q = 0; q < m; ++q) {
+                         if (!out(q).is_active()) continue;
+                         t.adjoint(out(q).index()) += D(u(q));
+                         any = true;
+                       }
+                       if (!any) return;
+                       t.reverse(scope.mark());
+                       for (Eigen::Index p = 0; p < P; ++p)
+                         acc(p, 0) += t.adjoint(first + static_cast<ad::index_t>(p)).v;
+                     });
+}
+}  // namespace detail
+
 // G(θ) = Σᵢ Jᵢᵀ H_L,i Jᵢ, P×P, exactly symmetric.
 // Memory: N·m·P doubles for the Jacobians + reduction_blocks·P² of scratch.
 // Cost: nn::per_example_jacobians (for Supervised<Sequential>: m batched reverse sweeps per
@@ -76,16 +156,18 @@ Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta,
                     const GgnOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn");
-  const Eigen::Index P = theta.size();
-  const detail::OutputsAndJacobians oj =
-      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
-  return detail::symmetrised(detail::blocked_sum(
-      model.num_examples(), P, P, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        const auto J = oj.jacobian(i);
-        const Eigen::MatrixXd HL =
-            detail::output_curvature(model, oj.output(i), i, options.output_curvature);
-        acc.noalias() += J.transpose() * (HL * J);
-      }));
+  return detail::ggn(model, theta, all_examples(model.num_examples()), options);
+}
+// The minibatch form Σ_{i ∈ idx} Jᵢᵀ H_L,i Jᵢ (a sum, not a mean; repeated indices count
+// repeatedly). Throws for an empty idx or an index outside 0..N−1. Cost: as above with |idx|
+// for N.
+template <class Model>
+Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                    const GgnOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "ggn");
+  check_example_indices(idx, model.num_examples(), "ggn");
+  return detail::ggn(model, theta, idx, options);
 }
 
 // diag G(θ) = Σᵢ Σₖₗ H_L,i(k,l) Jᵢ(k,:) ∘ Jᵢ(l,:), without forming G.
@@ -95,16 +177,17 @@ Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta,
                              const GgnOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn_diagonal");
-  const Eigen::Index P = theta.size();
-  const detail::OutputsAndJacobians oj =
-      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
-  return detail::blocked_sum(
-      model.num_examples(), P, 1, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        const auto J = oj.jacobian(i);
-        const Eigen::MatrixXd HL =
-            detail::output_curvature(model, oj.output(i), i, options.output_curvature);
-        acc.col(0) += (J.cwiseProduct(HL * J)).colwise().sum().transpose();
-      });
+  return detail::ggn_diagonal(model, theta, all_examples(model.num_examples()), options);
+}
+// The minibatch form, summed over i ∈ idx. Throws for an empty idx or an index outside
+// 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                             const GgnOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "ggn_diagonal");
+  check_example_indices(idx, model.num_examples(), "ggn_diagonal");
+  return detail::ggn_diagonal(model, theta, idx, options);
 }
 
 // G(θ)·v without forming G or any Jᵢ (see the file comment).
@@ -115,41 +198,18 @@ Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& th
                                    const Eigen::VectorXd& v, const GgnOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn_vector_product");
-  if (v.size() != theta.size())
-    throw std::invalid_argument("ngvi::nn::ggn_vector_product: v has " + std::to_string(v.size()) +
-                                " entries, theta has " + std::to_string(theta.size()));
-  using D = ad::Dual<double, 1>;
-  const Eigen::Index P = theta.size();
-  return detail::blocked_sum(
-      model.num_examples(), P, 1, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        ad::TapeScope<D> scope;
-        ad::Tape<D>& t = scope.tape();
-        ad::VarVector<D> th(P);
-        const ad::index_t first = t.new_indices(static_cast<std::size_t>(P));
-        for (Eigen::Index p = 0; p < P; ++p)
-          th(p) =
-              ad::Var<D>::from_index(D(theta(p), 0, v(p)), first + static_cast<ad::index_t>(p), t);
-        const ad::VarVector<D> out = model.example_output(th, i);
-        const Eigen::Index m = out.size();
-        Eigen::VectorXd f(m), Jv(m);
-        for (Eigen::Index k = 0; k < m; ++k) {
-          f(k) = out(k).value().v;
-          Jv(k) = out(k).value().d[0];
-        }
-        const Eigen::VectorXd u =
-            detail::output_curvature(model, f, i, options.output_curvature) * Jv;
-        t.zero_adjoints();
-        bool any = false;
-        for (Eigen::Index k = 0; k < m; ++k) {
-          if (!out(k).is_active()) continue;
-          t.adjoint(out(k).index()) += D(u(k));
-          any = true;
-        }
-        if (!any) return;
-        t.reverse(scope.mark());
-        for (Eigen::Index p = 0; p < P; ++p)
-          acc(p, 0) += t.adjoint(first + static_cast<ad::index_t>(p)).v;
-      });
+  return detail::ggn_vector_product(model, theta, all_examples(model.num_examples()), v, options);
+}
+// The minibatch form Σ_{i ∈ idx} Jᵢᵀ H_L,i Jᵢ v. Throws for an empty idx or an index outside
+// 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& theta,
+                                   ExampleIndices idx, const Eigen::VectorXd& v,
+                                   const GgnOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "ggn_vector_product");
+  check_example_indices(idx, model.num_examples(), "ggn_vector_product");
+  return detail::ggn_vector_product(model, theta, idx, v, options);
 }
 
 }  // namespace ngvi::nn

@@ -19,6 +19,7 @@
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/detail/blocked_sum.hpp>
 #include <nn/curvature/options.hpp>
+#include <nn/example_indices.hpp>
 
 namespace ngvi::nn {
 
@@ -41,6 +42,37 @@ auto total_loss(const Model& model) {
     }
   };
 }
+
+// Σ_{i ∈ idx} ℓᵢ(θ) for any scalar: the model's own batched batch_loss(θ, idx) when it has one,
+// else the per-example terms summed in the order of idx. idx must outlive the callable.
+template <class Model>
+auto batch_loss(const Model& model, ExampleIndices idx) {
+  return [&model, idx](const auto& th) {
+    using T = typename std::decay_t<decltype(th)>::Scalar;
+    if constexpr (requires {
+                    { model.batch_loss(th, idx) } -> std::convertible_to<T>;
+                  }) {
+      return T(model.batch_loss(th, idx));
+    } else {
+      T sum(0.0);
+      for (const Eigen::Index i : idx) sum = sum + model.example_loss(th, i);
+      return sum;
+    }
+  };
+}
+
+// Σ_k ∇²ℓ_{idx[k]}(θ) in the fixed block order of options (idx already checked).
+template <class Model>
+Eigen::MatrixXd hessian_by_examples(const Model& model, const Eigen::VectorXd& theta,
+                                    ExampleIndices idx, const CurvatureOptions& options) {
+  const Eigen::Index P = theta.size();
+  return symmetrised(blocked_sum(
+      static_cast<Eigen::Index>(idx.size()), P, P, options,
+      [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+        const Eigen::Index i = idx[static_cast<std::size_t>(k)];
+        acc += ad::hessian([&](const auto& th) { return model.example_loss(th, i); }, theta);
+      }));
+}
 }  // namespace detail
 
 // ∇²L(θ), P×P, symmetric. Writes L(θ) and ∇L(θ) when the pointers are given.
@@ -61,6 +93,27 @@ Eigen::VectorXd exact_hessian_diagonal(const Model& model, const Eigen::VectorXd
   return exact_hessian(model, theta).diagonal();
 }
 
+// The minibatch form Σ_{i ∈ idx} ∇²ℓᵢ(θ) (a sum; repeated indices count repeatedly), recorded
+// once per block of 8 directions through the model's batched batch_loss(θ, idx) if it has one.
+// Writes Σ_{i ∈ idx} ℓᵢ and its gradient when the pointers are given. Throws for an empty idx
+// or an index outside 0..N−1. Cost: ⌈P/8⌉ recordings of the batch loss over |idx| examples +
+// reverse sweeps in Dual<double, 8> arithmetic, on the calling thread.
+template <class Model>
+Eigen::MatrixXd exact_hessian(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                              double* value = nullptr, Eigen::VectorXd* gradient = nullptr) {
+  detail::require_separable_loss_model<Model>();
+  detail::check_theta(model, theta, "exact_hessian");
+  check_example_indices(idx, model.num_examples(), "exact_hessian");
+  return ad::hessian(detail::batch_loss(model, idx), theta, value, gradient);
+}
+
+// The diagonal of the minibatch exact_hessian. Cost: that of exact_hessian on idx.
+template <class Model>
+Eigen::VectorXd exact_hessian_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                       ExampleIndices idx) {
+  return exact_hessian(model, theta, idx).diagonal();
+}
+
 // Σᵢ ∇²ℓᵢ(θ), summed in the fixed block order of CurvatureOptions (bitwise identical for any
 // thread count). Memory: reduction_blocks·P² doubles of scratch, never N·P².
 // Cost: N·⌈P/8⌉ single-example dual recordings + sweeps, spread over the threads.
@@ -69,11 +122,20 @@ Eigen::MatrixXd exact_hessian_by_examples(const Model& model, const Eigen::Vecto
                                           const CurvatureOptions& options = {}) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "exact_hessian_by_examples");
-  const Eigen::Index P = theta.size();
-  return detail::symmetrised(detail::blocked_sum(
-      model.num_examples(), P, P, options, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        acc += ad::hessian([&](const auto& th) { return model.example_loss(th, i); }, theta);
-      }));
+  return detail::hessian_by_examples(model, theta, all_examples(model.num_examples()), options);
+}
+
+// The minibatch form Σ_{i ∈ idx} ∇²ℓᵢ(θ), summed example by example (an independent route to
+// exact_hessian on idx). Throws for an empty idx or an index outside 0..N−1. Cost: as above
+// with |idx| for N.
+template <class Model>
+Eigen::MatrixXd exact_hessian_by_examples(const Model& model, const Eigen::VectorXd& theta,
+                                          ExampleIndices idx,
+                                          const CurvatureOptions& options = {}) {
+  detail::require_separable_loss_model<Model>();
+  detail::check_theta(model, theta, "exact_hessian_by_examples");
+  check_example_indices(idx, model.num_examples(), "exact_hessian_by_examples");
+  return detail::hessian_by_examples(model, theta, idx, options);
 }
 
 }  // namespace ngvi::nn

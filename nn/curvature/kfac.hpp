@@ -42,6 +42,7 @@
 #include <nn/curvature/mc_fisher.hpp>
 #include <nn/curvature/options.hpp>
 #include <nn/curvature/output_jacobians.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/sequential.hpp>
 
 namespace ngvi::nn {
@@ -102,27 +103,27 @@ void require_sequential_model() {
       "ngvi::nn::kfac_factors: K-FAC needs the model's dense layers: model.net() must be an "
       "nn::Sequential and model.data().X the inputs (nn::Supervised<Sequential, Lik> has both)");
 }
-}  // namespace detail
-
-// The K-FAC factors of every dense layer of model.net(), in layer order.
-// Cost: one batched double forward pass (A) + nn::per_example_jacobians + N·(m·Σout² +
-// samples·m) flops for S, over the threads. Memory: N·m·P doubles for the Jacobians (the
-// columns used are only the biases') + O(Σ(in+1)² + (Σout)²·reduction_blocks).
-template <class Model>
-std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd& theta,
-                                      const KfacOptions& options = {}) {
-  detail::require_sequential_model<Model>();
-  detail::check_theta(model, theta, "kfac_factors");
+inline void check_kfac_samples(const KfacOptions& options) {
   if (options.s_factor == KfacS::sampled_fisher && options.samples < 1)
     throw std::invalid_argument(
         "ngvi::nn::kfac_factors: samples = " + std::to_string(options.samples) + ", expected >= 1");
+}
+}  // namespace detail
+
+namespace detail {
+// The factors over the examples idx (already checked); N = |idx| in KfacFactors.
+template <class Model>
+std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd& theta,
+                                      ExampleIndices idx, const KfacOptions& options) {
   const Sequential& net = model.net();
   const std::vector<DenseSlot>& slots = net.dense_layers();
-  const Eigen::Index N = model.num_examples();
+  const auto N = static_cast<Eigen::Index>(idx.size());
   std::vector<KfacFactors> out(slots.size());
 
   // A: layer inputs from one batched forward pass.
-  const ForwardCache<double> cache = net.forward_with_cache<double>(theta, model.data().X);
+  Eigen::MatrixXd xbuf;
+  const ForwardCache<double> cache =
+      net.forward_with_cache<double>(theta, example_rows(model.data().X, idx, xbuf));
   for (std::size_t l = 0; l < slots.size(); ++l) {
     KfacFactors& k = out[l];
     k.slot = slots[l];
@@ -146,21 +147,22 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   mc.samples = options.samples;
   mc.seed = options.seed;
   mc.stream = options.stream;
-  const detail::OutputsAndJacobians oj =
-      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
-  const Eigen::MatrixXd SS = detail::symmetrised(
-      detail::blocked_sum(N, Z, Z, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        const Eigen::VectorXd f = oj.output(i);
+  const OutputsAndJacobians oj =
+      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
+  const Eigen::MatrixXd SS = symmetrised(
+      blocked_sum(N, Z, Z, options.curvature, [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+        const Eigen::Index i = idx[static_cast<std::size_t>(k)];
+        const Eigen::VectorXd f = oj.output(k);
         Eigen::MatrixXd M;
         switch (options.s_factor) {
           case KfacS::sampled_fisher:
-            M = detail::mean_outer(detail::sampled_output_gradients(model, f, i, mc), oj.m);
+            M = mean_outer(sampled_output_gradients(model, f, i, mc), oj.m);
             break;
           case KfacS::expected_fisher:
-            M = detail::output_curvature(model, f, i, OutputCurvature::fisher);
+            M = output_curvature(model, f, i, OutputCurvature::fisher);
             break;
           case KfacS::empirical_fisher: {
-            const Eigen::VectorXd y = detail::example_target(model, i);
+            const Eigen::VectorXd y = example_target(model, i);
             const auto& lik = model.likelihood();
             const Eigen::VectorXd r =
                 ad::gradient([&](const auto& fv) { return lik.nll(fv, y); }, f);
@@ -168,7 +170,7 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
             break;
           }
         }
-        const auto J = oj.jacobian(i);
+        const auto J = oj.jacobian(k);
         Eigen::MatrixXd Jz(oj.m, Z);
         for (Eigen::Index c = 0; c < Z; ++c)
           Jz.col(c) = J.col(bias_cols[static_cast<std::size_t>(c)]);
@@ -181,6 +183,34 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
     at += slots[l].out;
   }
   return out;
+}
+
+}  // namespace detail
+
+// The K-FAC factors of every dense layer of model.net(), in layer order.
+// Cost: one batched double forward pass (A) + nn::per_example_jacobians + N·(m·Σout² +
+// samples·m) flops for S, over the threads. Memory: N·m·P doubles for the Jacobians (the
+// columns used are only the biases') + O(Σ(in+1)² + (Σout)²·reduction_blocks).
+template <class Model>
+std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd& theta,
+                                      const KfacOptions& options = {}) {
+  detail::require_sequential_model<Model>();
+  detail::check_theta(model, theta, "kfac_factors");
+  detail::check_kfac_samples(options);
+  return detail::kfac_factors(model, theta, all_examples(model.num_examples()), options);
+}
+// The factors of the minibatch idx: A = (1/|idx|) Σ_{i ∈ idx} ããᵀ, S likewise, examples =
+// |idx| (so N·(S ⊗ A) approximates the curvature summed over idx). Sampled targets come from
+// each example's own stream example_rng(seed, i, stream) with its global index i. Throws for an
+// empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd& theta,
+                                      ExampleIndices idx, const KfacOptions& options = {}) {
+  detail::require_sequential_model<Model>();
+  detail::check_theta(model, theta, "kfac_factors");
+  detail::check_kfac_samples(options);
+  check_example_indices(idx, model.num_examples(), "kfac_factors");
+  return detail::kfac_factors(model, theta, idx, options);
 }
 
 // The P×P block-diagonal matrix Σ over layers of N·(S ⊗ A) placed at θ's indices; entries of

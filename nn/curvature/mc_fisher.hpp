@@ -8,7 +8,8 @@
 // as 1/√S (checked in the tests by the slope of log error against log S).
 //
 // Randomness: example i draws its S targets, in order, from example_rng(seed, i), so the result
-// depends only on (θ, seed, S) and not on the thread count or the order of the examples.
+// depends only on (θ, seed, S) and not on the thread count or the order of the examples; on a
+// minibatch idx, i is the example's global index, never its position in idx.
 //
 // Routes: mc_fisher / mc_fisher_diagonal use gᵢₛ = Jᵢᵀ rᵢₛ with rᵢₛ = ∇f ℓ(fᵢ, ỹᵢₛ), so each
 // example costs one output Jacobian (nn::per_example_jacobians) plus S tiny gradients in the
@@ -32,6 +33,7 @@
 #include <nn/curvature/example_rng.hpp>
 #include <nn/curvature/options.hpp>
 #include <nn/curvature/output_jacobians.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/parallel.hpp>
 
 namespace ngvi::nn {
@@ -88,6 +90,75 @@ inline Eigen::MatrixXd mean_outer(const std::vector<Eigen::VectorXd>& r, Eigen::
 }
 }  // namespace detail
 
+namespace detail {
+// Σ_k (1/S) Σₛ J_{idx[k]}ᵀ rₛrₛᵀ J_{idx[k]} over the examples idx (already checked).
+template <class Model>
+Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                          const MonteCarloFisherOptions& options) {
+  const Eigen::Index P = theta.size();
+  const OutputsAndJacobians oj =
+      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
+  return symmetrised(blocked_sum(static_cast<Eigen::Index>(idx.size()), P, P, options.curvature,
+                                 [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+                                   const auto J = oj.jacobian(k);
+                                   const Eigen::MatrixXd R =
+                                       mean_outer(sampled_output_gradients(
+                                                      model, oj.output(k),
+                                                      idx[static_cast<std::size_t>(k)], options),
+                                                  oj.m);
+                                   acc.noalias() += J.transpose() * (R * J);
+                                 }));
+}
+
+// Σ_k (1/S) Σₛ (J_{idx[k]}ᵀ rₛ)² over the examples idx (already checked).
+template <class Model>
+Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                   ExampleIndices idx, const MonteCarloFisherOptions& options) {
+  const Eigen::Index P = theta.size();
+  const OutputsAndJacobians oj =
+      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
+  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
+                     [&](Eigen::Index k, Eigen::MatrixXd& acc) {
+                       const auto J = oj.jacobian(k);
+                       Eigen::VectorXd d = Eigen::VectorXd::Zero(P);
+                       for (const auto& rs : sampled_output_gradients(
+                                model, oj.output(k), idx[static_cast<std::size_t>(k)], options))
+                         d += (J.transpose() * rs).cwiseAbs2();
+                       acc.col(0) += d / static_cast<double>(options.samples);
+                     });
+}
+
+// Row k·S + s is ∇θ ℓ(f_{idx[k]}(θ), ỹ_{idx[k],s}), recorded through the whole network.
+template <class Model>
+ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::VectorXd& theta,
+                                         ExampleIndices idx,
+                                         const MonteCarloFisherOptions& options) {
+  const auto n = static_cast<Eigen::Index>(idx.size());
+  const Eigen::Index S = options.samples;
+  // The same outputs as mc_fisher's, so the same targets are drawn.
+  const Eigen::MatrixXd F = outputs_at(model, theta, idx);
+  std::vector<Eigen::VectorXd> targets(static_cast<std::size_t>(n * S));
+  for (Eigen::Index k = 0; k < n; ++k) {
+    std::vector<Eigen::VectorXd> y =
+        sample_targets(model.likelihood(), Eigen::VectorXd(F.row(k).transpose()),
+                       idx[static_cast<std::size_t>(k)], options);
+    for (Eigen::Index s = 0; s < S; ++s)
+      targets[static_cast<std::size_t>(k * S + s)] = std::move(y[static_cast<std::size_t>(s)]);
+  }
+  ad::RowMatrixXd G;
+  run_with_threads(options.curvature.parallel, [&](const ad::ParallelOptions& par) {
+    ad::per_example_gradients(
+        [&](const auto& th, Eigen::Index q) {
+          return model.likelihood().nll(
+              model.example_output(th, idx[static_cast<std::size_t>(q / S)]),
+              targets[static_cast<std::size_t>(q)]);
+        },
+        theta, n * S, G, par);
+  });
+  return G;
+}
+}  // namespace detail
+
 // F̃(θ), P×P, exactly symmetric (see the file comment).
 // Memory: N·m·P doubles for the Jacobians + reduction_blocks·P² of scratch.
 // Cost: nn::per_example_jacobians + N·S output-space gradients + N·(m·P² + S·m²) flops, over
@@ -98,16 +169,20 @@ Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta,
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "mc_fisher");
   detail::check_samples(options, "mc_fisher");
-  const Eigen::Index P = theta.size();
-  const detail::OutputsAndJacobians oj =
-      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
-  return detail::symmetrised(detail::blocked_sum(
-      model.num_examples(), P, P, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        const auto J = oj.jacobian(i);
-        const Eigen::MatrixXd R = detail::mean_outer(
-            detail::sampled_output_gradients(model, oj.output(i), i, options), oj.m);
-        acc.noalias() += J.transpose() * (R * J);
-      }));
+  return detail::mc_fisher(model, theta, all_examples(model.num_examples()), options);
+}
+// The minibatch form Σ_{i ∈ idx} (1/S) Σₛ gᵢₛgᵢₛᵀ (a sum). Example i still draws from
+// example_rng(seed, i, stream) with its GLOBAL index i, so its targets do not depend on the
+// batch it is in or its position there (a repeated index draws the same targets). Throws for an
+// empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                          const MonteCarloFisherOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "mc_fisher");
+  detail::check_samples(options, "mc_fisher");
+  check_example_indices(idx, model.num_examples(), "mc_fisher");
+  return detail::mc_fisher(model, theta, idx, options);
 }
 
 // diag F̃(θ) = Σᵢ (1/S) Σₛ gᵢₛ². Cost: as mc_fisher with N·S·m·P flops instead of N·m·P².
@@ -117,17 +192,19 @@ Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& th
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "mc_fisher_diagonal");
   detail::check_samples(options, "mc_fisher_diagonal");
-  const Eigen::Index P = theta.size();
-  const detail::OutputsAndJacobians oj =
-      detail::outputs_and_jacobians(model, theta, options.curvature.parallel);
-  return detail::blocked_sum(
-      model.num_examples(), P, 1, options.curvature, [&](Eigen::Index i, Eigen::MatrixXd& acc) {
-        const auto J = oj.jacobian(i);
-        Eigen::VectorXd d = Eigen::VectorXd::Zero(P);
-        for (const auto& rs : detail::sampled_output_gradients(model, oj.output(i), i, options))
-          d += (J.transpose() * rs).cwiseAbs2();
-        acc.col(0) += d / static_cast<double>(options.samples);
-      });
+  return detail::mc_fisher_diagonal(model, theta, all_examples(model.num_examples()), options);
+}
+// The minibatch form, summed over i ∈ idx, targets as for mc_fisher on idx. Throws for an
+// empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                   ExampleIndices idx,
+                                   const MonteCarloFisherOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "mc_fisher_diagonal");
+  detail::check_samples(options, "mc_fisher_diagonal");
+  check_example_indices(idx, model.num_examples(), "mc_fisher_diagonal");
+  return detail::mc_fisher_diagonal(model, theta, idx, options);
 }
 
 // The (N·S)×P matrix whose row i·S + s is gᵢₛ = ∇θ ℓ(fᵢ(θ), ỹᵢₛ), recorded through the whole
@@ -140,27 +217,20 @@ ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::Vector
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "sampled_target_gradients");
   detail::check_samples(options, "sampled_target_gradients");
-  const Eigen::Index N = model.num_examples();
-  const Eigen::Index S = options.samples;
-  // The same outputs as mc_fisher's, so the same targets are drawn.
-  const Eigen::MatrixXd F = detail::all_outputs(model, theta);
-  std::vector<Eigen::VectorXd> targets(static_cast<std::size_t>(N * S));
-  for (Eigen::Index i = 0; i < N; ++i) {
-    std::vector<Eigen::VectorXd> y = detail::sample_targets(
-        model.likelihood(), Eigen::VectorXd(F.row(i).transpose()), i, options);
-    for (Eigen::Index s = 0; s < S; ++s)
-      targets[static_cast<std::size_t>(i * S + s)] = std::move(y[static_cast<std::size_t>(s)]);
-  }
-  ad::RowMatrixXd G;
-  run_with_threads(options.curvature.parallel, [&](const ad::ParallelOptions& par) {
-    ad::per_example_gradients(
-        [&](const auto& th, Eigen::Index k) {
-          return model.likelihood().nll(model.example_output(th, k / S),
-                                        targets[static_cast<std::size_t>(k)]);
-        },
-        theta, N * S, G, par);
-  });
-  return G;
+  return detail::sampled_target_gradients(model, theta, all_examples(model.num_examples()),
+                                          options);
+}
+// The minibatch form: (|idx|·S)×P, row k·S + s for example idx[k], the targets of mc_fisher on
+// idx. Throws for an empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
+template <class Model>
+ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::VectorXd& theta,
+                                         ExampleIndices idx,
+                                         const MonteCarloFisherOptions& options = {}) {
+  detail::require_output_likelihood_model<Model>();
+  detail::check_theta(model, theta, "sampled_target_gradients");
+  detail::check_samples(options, "sampled_target_gradients");
+  check_example_indices(idx, model.num_examples(), "sampled_target_gradients");
+  return detail::sampled_target_gradients(model, theta, idx, options);
 }
 
 }  // namespace ngvi::nn

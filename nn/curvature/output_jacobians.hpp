@@ -5,8 +5,9 @@
 // batched BackPACK-style route for Supervised<Sequential, L> (one forward pass and m reverse
 // sweeps per block of examples), the generic one (one recording and m reverse sweeps per
 // example) for any other OutputModel; either way bitwise identical for any thread count. The
-// outputs come from the model's batched outputs(θ) when it has one. example_output_jacobian is
-// the single-example form, for callers that want one Jᵢ.
+// outputs come from the model's batched batch_output(θ, idx) when it has one. Both are taken
+// for a list of examples idx (all N, or a minibatch; see nn/example_indices.hpp).
+// example_output_jacobian is the single-example form, for callers that want one Jᵢ.
 #pragma once
 
 #include <concepts>
@@ -15,6 +16,7 @@
 
 #include <autodiff/functional/jacobian.hpp>
 #include <nn/curvature/concepts.hpp>
+#include <nn/example_indices.hpp>
 #include <nn/per_example.hpp>
 
 namespace ngvi::nn {
@@ -31,40 +33,46 @@ Eigen::MatrixXd example_output_jacobian(const Model& model, const Eigen::VectorX
 
 namespace detail {
 
-// All N Jacobians packed as in nn::per_example_jacobians, and all N outputs.
+// Output Jacobians packed as in nn::per_example_jacobians, and the outputs, of a list of examples.
 struct OutputsAndJacobians {
-  ad::RowMatrixXd J;  // N·m × P; rows i·m .. i·m+m−1 are Jᵢ
-  Eigen::MatrixXd F;  // N×m; row i is fᵢᵀ
+  ad::RowMatrixXd J;  // n·m × P; rows k·m .. k·m+m−1 are the k-th example's J
+  Eigen::MatrixXd F;  // n×m; row k is its fᵀ
   Eigen::Index m = 0;
 
-  auto jacobian(Eigen::Index i) const { return J.middleRows(i * m, m); }
-  Eigen::VectorXd output(Eigen::Index i) const { return F.row(i).transpose(); }
+  // Jᵢ and fᵢ of the k-th example of the list they were computed for.
+  auto jacobian(Eigen::Index k) const { return J.middleRows(k * m, m); }
+  Eigen::VectorXd output(Eigen::Index k) const { return F.row(k).transpose(); }
 };
 
-// All N outputs fᵢ as rows (N×m), in double: the model's batched outputs(θ) if it has one.
-// Cost: one batched forward pass, or N single-example ones.
+// The outputs f_{idx[k]} as rows (|idx|×m), in double: the model's batched
+// batch_output(θ, idx) if it has one, else one example_output per index.
+// Cost: one batched forward pass over |idx| rows, or |idx| single-example ones.
 template <class Model>
-Eigen::MatrixXd all_outputs(const Model& model, const Eigen::VectorXd& theta) {
+Eigen::MatrixXd outputs_at(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx) {
+  if (idx.empty()) return Eigen::MatrixXd(0, model.output_dim());
   if constexpr (requires {
-                  { model.outputs(theta) } -> std::convertible_to<Eigen::MatrixXd>;
+                  { model.batch_output(theta, idx) } -> std::convertible_to<Eigen::MatrixXd>;
                 }) {
-    return model.outputs(theta);
+    return model.batch_output(theta, idx);
   } else {
-    Eigen::MatrixXd F(model.num_examples(), model.output_dim());
-    for (Eigen::Index i = 0; i < model.num_examples(); ++i)
-      F.row(i) = Eigen::VectorXd(model.example_output(theta, i)).transpose();
+    Eigen::MatrixXd F(static_cast<Eigen::Index>(idx.size()), model.output_dim());
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      F.row(static_cast<Eigen::Index>(k)) =
+          Eigen::VectorXd(model.example_output(theta, idx[k])).transpose();
     return F;
   }
 }
 
-// Cost: nn::per_example_jacobians + all_outputs. Memory N·m·P doubles.
+// The Jacobians and outputs of the examples idx (already checked): block k of J and row k of F
+// are example idx[k]. Cost: nn::per_example_jacobians on idx + outputs_at.
+// Memory |idx|·m·P doubles.
 template <class Model>
 OutputsAndJacobians outputs_and_jacobians(const Model& model, const Eigen::VectorXd& theta,
-                                          const ad::ParallelOptions& parallel) {
+                                          ExampleIndices idx, const ad::ParallelOptions& parallel) {
   OutputsAndJacobians r;
   r.m = model.output_dim();
-  per_example_jacobians(model, theta, r.J, parallel);
-  r.F = all_outputs(model, theta);
+  jacobians(model, theta, idx, r.J, parallel);
+  r.F = outputs_at(model, theta, idx);
   return r;
 }
 

@@ -2,20 +2,23 @@
 // against the generic one-example-at-a-time route and against independent references
 // (Σ rows = batch gradient, each row = the gradient of that example's loss on its own),
 // bitwise equality across 1, 2 and 7 threads, output Jacobians against ad::jacobian, and
-// per-example Hessians against the Hessian of the total loss.
-#include <boost/test/unit_test.hpp>
-
+// per-example Hessians against the Hessian of the total loss. The minibatch (ExampleIndices)
+// overloads are checked against the same model built on data.subset(idx), against the rows of
+// the all-examples result, batched route against generic route, and across thread counts.
 #include <random>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/autodiff.hpp>
 #include <nn/likelihoods/likelihoods.hpp>
 #include <nn/per_example.hpp>
 #include <nn/supervised.hpp>
+
 #include <support/check_report.hpp>
+#include <support/minibatch.hpp>
 
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
@@ -23,7 +26,8 @@ using ngvi::ad::verify::compare;
 
 namespace {
 
-nn::Dataset make_data(Eigen::Index n, Eigen::Index d, Eigen::Index k, std::uint64_t seed, int kind) {
+nn::Dataset make_data(Eigen::Index n, Eigen::Index d, Eigen::Index k, std::uint64_t seed,
+                      int kind) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> z(0.0, 1.0);
   nn::Dataset data;
@@ -33,8 +37,8 @@ nn::Dataset make_data(Eigen::Index n, Eigen::Index d, Eigen::Index k, std::uint6
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < k; ++j) {
       if (kind == 0) data.Y(i, j) = std::tanh(data.X.row(i).sum()) + 0.3 * z(rng);  // regression
-      if (kind == 1) data.Y(i, j) = static_cast<double>((i + j) % 3);               // class index / count
-      if (kind == 2) data.Y(i, j) = static_cast<double>((i * 7 + j) % 2);           // binary
+      if (kind == 1) data.Y(i, j) = static_cast<double>((i + j) % 3);      // class index / count
+      if (kind == 2) data.Y(i, j) = static_cast<double>((i * 7 + j) % 2);  // binary
     }
   return data;
 }
@@ -59,16 +63,19 @@ void check_model(const M& model, const Eigen::VectorXd& th, const std::string& w
   nn::per_example_gradients_generic(model, th, Gg, {.threads = 1, .grain = 5}, &lg);
   BOOST_TEST(Gb.rows() == N);
   BOOST_TEST(Gb.cols() == P);
-  NGVI_CHECK_REPORT(compare(Gb, Gg, tol::ad_vs_ad, what + ": batched vs generic per-example gradients"));
+  NGVI_CHECK_REPORT(
+      compare(Gb, Gg, tol::ad_vs_ad, what + ": batched vs generic per-example gradients"));
   NGVI_CHECK_REPORT(compare(lb, lg, tol::ad_vs_ad, what + ": losses of both routes"));
-  NGVI_CHECK_REPORT(compare(lb, model.example_losses(th), tol::ad_vs_ad, what + ": losses vs example_losses"));
+  NGVI_CHECK_REPORT(
+      compare(lb, model.example_losses(th), tol::ad_vs_ad, what + ": losses vs example_losses"));
   // Σ rows = gradient of the total (batched) loss.
   const Eigen::VectorXd g = ad::gradient([&](const auto& t) { return model.total_loss(t); }, th);
   NGVI_CHECK_REPORT(compare(Gb.colwise().sum().transpose().eval(), g, tol::ad_vs_ad,
                             what + ": Σ per-example gradients vs batch gradient"));
   // One example at a time, each on its own recording.
   for (Eigen::Index i : {Eigen::Index(0), N / 2, N - 1}) {
-    const Eigen::VectorXd gi = ad::gradient([&](const auto& t) { return model.example_loss(t, i); }, th);
+    const Eigen::VectorXd gi =
+        ad::gradient([&](const auto& t) { return model.example_loss(t, i); }, th);
     NGVI_CHECK_REPORT(compare(Gb.row(i).transpose().eval(), gi, tol::ad_vs_ad,
                               what + ": row " + std::to_string(i) + " vs gradient of ℓᵢ alone"));
   }
@@ -79,7 +86,8 @@ void check_model(const M& model, const Eigen::VectorXd& th, const std::string& w
   nn::per_example_jacobians_generic(model, th, Jg, {.threads = 1, .grain = 4});
   BOOST_TEST(Jb.rows() == N * K);
   NGVI_CHECK_REPORT(compare(Jb, Jg, tol::ad_vs_ad, what + ": batched vs generic Jacobians"));
-  const Eigen::MatrixXd J3 = ad::jacobian([&](const auto& t) { return model.example_output(t, 3); }, th);
+  const Eigen::MatrixXd J3 =
+      ad::jacobian([&](const auto& t) { return model.example_output(t, 3); }, th);
   NGVI_CHECK_REPORT(compare(Eigen::MatrixXd(nn::jacobian_block(Jb, 3, K)), J3, tol::ad_vs_ad,
                             what + ": J_3 vs ad::jacobian"));
 }
@@ -107,6 +115,46 @@ void check_thread_invariance(const M& model, const Eigen::VectorXd& th, const st
   }
 }
 
+// The idx overloads on test::mixed_minibatch (unsorted, repeats, one consecutive block).
+template <class M>
+void check_minibatch(const M& model, const Eigen::VectorXd& th, const std::string& what) {
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(model.num_examples());
+  const auto n = static_cast<Eigen::Index>(idx.size());
+  const Eigen::Index K = model.output_dim();
+  const M sub = test::subset_model(model, idx);
+  const nn::ParallelOptions one{.threads = 1, .grain = 3}, two{.threads = 2, .grain = 3};
+  nn::RowMatrixXd G, Gg, Gsub, Gall, G2;
+  Eigen::VectorXd l, lsub;
+  nn::per_example_gradients(model, th, idx, G, one, &l);
+  BOOST_TEST(G.rows() == n);
+  nn::per_example_gradients(sub, th, Gsub, one, &lsub);
+  NGVI_CHECK_REPORT(
+      compare(G, Gsub, tol::ad_vs_ad, what + ": minibatch gradients vs subset model"));
+  NGVI_CHECK_REPORT(compare(l, lsub, tol::ad_vs_ad, what + ": minibatch losses vs subset model"));
+  nn::per_example_gradients_generic(model, th, idx, Gg, one);
+  NGVI_CHECK_REPORT(
+      compare(G, Gg, tol::ad_vs_ad, what + ": minibatch gradients, batched vs generic route"));
+  nn::per_example_gradients(model, th, Gall, one);
+  nn::RowMatrixXd picked(n, Gall.cols());
+  for (Eigen::Index k = 0; k < n; ++k) picked.row(k) = Gall.row(idx[static_cast<std::size_t>(k)]);
+  NGVI_CHECK_REPORT(
+      compare(G, picked, tol::ad_vs_ad, what + ": minibatch gradients vs rows idx of all N"));
+  nn::per_example_gradients(model, th, idx, G2, two);
+  NGVI_CHECK_REPORT(compare(G2, G, tol::exact, what + ": minibatch gradients, 2 vs 1 thread"));
+
+  nn::RowMatrixXd J, Jg, Jsub, J2;
+  nn::per_example_jacobians(model, th, idx, J, one);
+  BOOST_TEST(J.rows() == n * K);
+  nn::per_example_jacobians(sub, th, Jsub, one);
+  NGVI_CHECK_REPORT(
+      compare(J, Jsub, tol::ad_vs_ad, what + ": minibatch Jacobians vs subset model"));
+  nn::per_example_jacobians_generic(model, th, idx, Jg, one);
+  NGVI_CHECK_REPORT(
+      compare(J, Jg, tol::ad_vs_ad, what + ": minibatch Jacobians, batched vs generic route"));
+  nn::per_example_jacobians(model, th, idx, J2, two);
+  NGVI_CHECK_REPORT(compare(J2, J, tol::exact, what + ": minibatch Jacobians, 2 vs 1 thread"));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(per_example_test)
@@ -120,10 +168,11 @@ BOOST_AUTO_TEST_CASE(mlp_gaussian_fixed_noise) {
 }
 
 BOOST_AUTO_TEST_CASE(deep_net_every_activation_learned_noise) {
-  const nn::Supervised model(nn::Sequential{nn::Sigmoid{}, nn::Dense(3, 6), nn::Relu{}, nn::Dense(6, 5), nn::Softplus{},
-                                            nn::Dense(5, 4), nn::Sigmoid{}, nn::Dense(4, 2), nn::Tanh{},
-                                            nn::Dense(2, 1), nn::Identity{}},
-                             nn::GaussianLearnedNoise(3.0), make_data(23, 3, 1, 3, 0));
+  const nn::Supervised model(
+      nn::Sequential{nn::Sigmoid{}, nn::Dense(3, 6), nn::Relu{}, nn::Dense(6, 5), nn::Softplus{},
+                     nn::Dense(5, 4), nn::Sigmoid{}, nn::Dense(4, 2), nn::Tanh{}, nn::Dense(2, 1),
+                     nn::Identity{}},
+      nn::GaussianLearnedNoise(3.0), make_data(23, 3, 1, 3, 0));
   const Eigen::VectorXd th = start(model, 4);
   check_model(model, th, "deep net, learned noise");
   check_thread_invariance(model, th, "deep net, learned noise");
@@ -137,18 +186,20 @@ BOOST_AUTO_TEST_CASE(deep_net_every_activation_learned_noise) {
     const double r = model.data().Y(i, 0) - F(i, 0);
     ref(i) = 0.5 * tau * r * r - 0.5;
   }
-  NGVI_CHECK_REPORT(compare(G.col(model.likelihood_offset()).eval(), ref, tol::closed_form, "log-precision column"));
+  NGVI_CHECK_REPORT(compare(G.col(model.likelihood_offset()).eval(), ref, tol::closed_form,
+                            "log-precision column"));
 }
 
 BOOST_AUTO_TEST_CASE(classification_and_counts) {
-  const nn::Supervised softmax(nn::Sequential{nn::Dense(4, 7), nn::Tanh{}, nn::Dense(7, 3)}, nn::SoftmaxCategorical(3),
-                               make_data(19, 4, 1, 5, 1));
+  const nn::Supervised softmax(nn::Sequential{nn::Dense(4, 7), nn::Tanh{}, nn::Dense(7, 3)},
+                               nn::SoftmaxCategorical(3), make_data(19, 4, 1, 5, 1));
   check_model(softmax, start(softmax, 6), "softmax");
   check_thread_invariance(softmax, start(softmax, 6), "softmax");
-  const nn::Supervised bern(nn::Sequential{nn::Dense(4, 5), nn::Relu{}, nn::Dense(5, 2)}, nn::BernoulliLogit(2),
-                            make_data(17, 4, 2, 7, 2));
+  const nn::Supervised bern(nn::Sequential{nn::Dense(4, 5), nn::Relu{}, nn::Dense(5, 2)},
+                            nn::BernoulliLogit(2), make_data(17, 4, 2, 7, 2));
   check_model(bern, start(bern, 8), "bernoulli, 2 outputs");
-  const nn::Supervised pois(nn::Sequential{nn::Dense(4, 1)}, nn::PoissonLog(), make_data(11, 4, 1, 9, 1));
+  const nn::Supervised pois(nn::Sequential{nn::Dense(4, 1)}, nn::PoissonLog(),
+                            make_data(11, 4, 1, 9, 1));
   check_model(pois, start(pois, 10), "poisson, linear");
   const nn::Supervised het(nn::Sequential{nn::Dense(2, 6), nn::Softplus{}, nn::Dense(6, 2)},
                            nn::HeteroscedasticGaussian(), make_data(13, 2, 1, 11, 0));
@@ -161,34 +212,106 @@ BOOST_AUTO_TEST_CASE(squared_column_mean_is_the_mean_of_squares) {
   std::normal_distribution<double> z(0.0, 1.0);
   for (Eigen::Index k = 0; k < G.size(); ++k) G(k) = z(rng);
   Eigen::VectorXd ref(300);
-  for (Eigen::Index p = 0; p < 300; ++p) ref(p) = (G(0, p) * G(0, p) + G(1, p) * G(1, p) + G(2, p) * G(2, p)) / 3.0;
-  NGVI_CHECK_REPORT(compare(nn::squared_column_mean(G), ref, tol::closed_form, "squared column mean"));
+  for (Eigen::Index p = 0; p < 300; ++p)
+    ref(p) = (G(0, p) * G(0, p) + G(1, p) * G(1, p) + G(2, p) * G(2, p)) / 3.0;
+  NGVI_CHECK_REPORT(
+      compare(nn::squared_column_mean(G), ref, tol::closed_form, "squared column mean"));
   BOOST_TEST(nn::squared_column_mean(nn::RowMatrixXd(0, 4)).cwiseAbs().sum() == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(per_example_hessians_sum_to_the_total_hessian) {
-  const nn::Supervised model(nn::Sequential{nn::Dense(2, 3), nn::Tanh{}, nn::Dense(3, 1)}, nn::GaussianLearnedNoise(),
-                             make_data(9, 2, 1, 13, 0));
+  const nn::Supervised model(nn::Sequential{nn::Dense(2, 3), nn::Tanh{}, nn::Dense(3, 1)},
+                             nn::GaussianLearnedNoise(), make_data(9, 2, 1, 13, 0));
   const Eigen::VectorXd th = start(model, 14);
   std::vector<Eigen::MatrixXd> H, H2;
   nn::per_example_hessians(model, th, H, {.threads = 1, .grain = 2});
   BOOST_TEST(H.size() == 9u);
   Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(model.num_params(), model.num_params());
   for (const auto& h : H) sum += h;
-  NGVI_CHECK_REPORT(compare(sum, ad::hessian([&](const auto& t) { return model.total_loss(t); }, th), tol::ad_vs_ad,
-                            "Σ per-example Hessians vs Hessian of the total"));
+  NGVI_CHECK_REPORT(compare(sum,
+                            ad::hessian([&](const auto& t) { return model.total_loss(t); }, th),
+                            tol::ad_vs_ad, "Σ per-example Hessians vs Hessian of the total"));
   nn::per_example_hessians(model, th, H2, {.threads = 2, .grain = 2});
-  for (std::size_t i = 0; i < H.size(); ++i) NGVI_CHECK_REPORT(compare(H2[i], H[i], tol::exact, "Hessians, 2 threads"));
-  NGVI_CHECK_REPORT(ad::verify::check_hessian([&](const auto& t) { return model.example_loss(t, 4); }, th));
-  NGVI_CHECK_REPORT(compare(H[4], ad::hessian([&](const auto& t) { return model.example_loss(t, 4); }, th),
-                            tol::exact, "H_4 vs hessian of ℓ_4"));
+  for (std::size_t i = 0; i < H.size(); ++i)
+    NGVI_CHECK_REPORT(compare(H2[i], H[i], tol::exact, "Hessians, 2 threads"));
+  NGVI_CHECK_REPORT(
+      ad::verify::check_hessian([&](const auto& t) { return model.example_loss(t, 4); }, th));
+  NGVI_CHECK_REPORT(
+      compare(H[4], ad::hessian([&](const auto& t) { return model.example_loss(t, 4); }, th),
+              tol::exact, "H_4 vs hessian of ℓ_4"));
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_overloads) {
+  const nn::Supervised gauss(nn::Sequential{nn::Dense(5, 6), nn::Tanh{}, nn::Dense(6, 1)},
+                             nn::GaussianFixedNoise(2.0), make_data(14, 5, 1, 21, 0));
+  check_minibatch(gauss, start(gauss, 22), "tanh MLP, Gaussian");
+  const nn::Supervised noise(nn::Sequential{nn::Dense(3, 4), nn::Softplus{}, nn::Dense(4, 1)},
+                             nn::GaussianLearnedNoise(3.0), make_data(12, 3, 1, 23, 0));
+  check_minibatch(noise, start(noise, 24), "learned noise");
+  const nn::Supervised softmax(nn::Sequential{nn::Dense(4, 5), nn::Tanh{}, nn::Dense(5, 3)},
+                               nn::SoftmaxCategorical(3), make_data(13, 4, 1, 25, 1));
+  check_minibatch(softmax, start(softmax, 26), "softmax");
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_generic_model_and_hessians) {
+  // A CallableModel (no batched route): row k must be ∇ℓ_{idx[k]} and ∇²ℓ_{idx[k]}.
+  const nn::Supervised net(nn::Sequential{nn::Dense(2, 3), nn::Tanh{}, nn::Dense(3, 1)},
+                           nn::GaussianLearnedNoise(), make_data(12, 2, 1, 27, 0));
+  const auto callable =
+      nn::make_model([&net](const auto& t, Eigen::Index i) { return net.example_loss(t, i); }, 12,
+                     net.num_params());
+  const Eigen::VectorXd th = start(net, 28);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(12);
+  nn::RowMatrixXd G, Gref;
+  nn::per_example_gradients(callable, th, idx, G, {.threads = 1, .grain = 3});
+  nn::per_example_gradients_batched(net, th, idx, Gref, {.threads = 1, .grain = 3});
+  NGVI_CHECK_REPORT(
+      compare(G, Gref, tol::ad_vs_ad, "CallableModel minibatch gradients vs batched route"));
+  std::vector<Eigen::MatrixXd> H, H2;
+  nn::per_example_hessians(callable, th, idx, H, {.threads = 1, .grain = 3});
+  BOOST_TEST_REQUIRE(H.size() == idx.size());
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const Eigen::Index i = idx[k];
+    NGVI_CHECK_REPORT(
+        compare(H[k], ad::hessian([&](const auto& t) { return net.example_loss(t, i); }, th),
+                tol::exact, "minibatch Hessian " + std::to_string(k) + " vs hessian of ℓ_idx[k]"));
+  }
+  nn::per_example_hessians(callable, th, idx, H2, {.threads = 2, .grain = 3});
+  for (std::size_t k = 0; k < H.size(); ++k)
+    NGVI_CHECK_REPORT(compare(H2[k], H[k], tol::exact, "minibatch Hessians, 2 vs 1 thread"));
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_bad_indices_are_rejected) {
+  const nn::Supervised model(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianFixedNoise(),
+                             make_data(4, 2, 1, 29, 0));
+  const Eigen::VectorXd th = Eigen::VectorXd::Zero(model.num_params());
+  nn::RowMatrixXd M;
+  std::vector<Eigen::MatrixXd> H;
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { nn::per_example_gradients(model, th, idx, M); }, 4,
+      "per_example_gradients");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { nn::per_example_gradients_generic(model, th, idx, M); }, 4,
+      "per_example_gradients");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { nn::per_example_jacobians(model, th, idx, M); }, 4,
+      "per_example_jacobians");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { nn::per_example_jacobians_generic(model, th, idx, M); }, 4,
+      "per_example_jacobians");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { nn::per_example_hessians(model, th, idx, H); }, 4,
+      "per_example_hessians");
 }
 
 BOOST_AUTO_TEST_CASE(wrong_theta_size_is_rejected) {
-  const nn::Supervised model(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianFixedNoise(), make_data(4, 2, 1, 15, 0));
+  const nn::Supervised model(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianFixedNoise(),
+                             make_data(4, 2, 1, 15, 0));
   nn::RowMatrixXd G;
-  BOOST_CHECK_THROW(nn::per_example_gradients(model, Eigen::VectorXd::Zero(2), G), std::invalid_argument);
-  BOOST_CHECK_THROW(nn::per_example_gradients_generic(model, Eigen::VectorXd::Zero(4), G), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::per_example_gradients(model, Eigen::VectorXd::Zero(2), G),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(nn::per_example_gradients_generic(model, Eigen::VectorXd::Zero(4), G),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,9 +1,8 @@
 // Tests of nn/supervised.hpp and nn/model_concept.hpp: the Supervised model's losses and
 // outputs against a hand-written loop, batched vs per-example losses, derivatives against
 // finite differences and forward-over-reverse, the θ layout with a likelihood parameter,
-// construction errors, and a hand-written (hierarchical) model through CallableModel.
-#include <boost/test/unit_test.hpp>
-
+// construction errors, a hand-written (hierarchical) model through CallableModel, and the
+// minibatch members against a model built on the subset of the data.
 #include <cmath>
 #include <random>
 #include <span>
@@ -11,13 +10,16 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/autodiff.hpp>
 #include <nn/likelihoods/likelihoods.hpp>
 #include <nn/model_concept.hpp>
 #include <nn/per_example.hpp>
 #include <nn/supervised.hpp>
+
 #include <support/check_report.hpp>
+#include <support/minibatch.hpp>
 
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
@@ -73,7 +75,8 @@ struct Hierarchical {
     const T& log_sigma = th(groups + 1);
     const T& beta = th(groups + 2);
     const T r = y(i) - a - beta * x(i);
-    const T prior = ((a - mu) * (a - mu) * exp(-2.0 * log_sigma) * 0.5 + log_sigma) / double(group_size[g]);
+    const T prior =
+        ((a - mu) * (a - mu) * exp(-2.0 * log_sigma) * 0.5 + log_sigma) / double(group_size[g]);
     return T(0.5 * r * r + prior);
   }
 };
@@ -97,30 +100,37 @@ BOOST_AUTO_TEST_CASE(losses_match_a_hand_written_model) {
   double total = 0.0;
   for (Eigen::Index i = 0; i < 12; ++i) {
     const double ref = hand_loss(th, data.X.row(i), data.Y(i, 0), 4);
-    NGVI_CHECK_REPORT(compare(model.example_loss(th, i), ref, tol::closed_form, "example_loss vs loop"));
+    NGVI_CHECK_REPORT(
+        compare(model.example_loss(th, i), ref, tol::closed_form, "example_loss vs loop"));
     total += ref;
   }
   NGVI_CHECK_REPORT(compare(model.total_loss(th), total, tol::closed_form, "total_loss vs loop"));
-  NGVI_CHECK_REPORT(compare(model.example_losses(th).sum(), total, tol::closed_form, "example_losses vs loop"));
+  NGVI_CHECK_REPORT(
+      compare(model.example_losses(th).sum(), total, tol::closed_form, "example_losses vs loop"));
   const Eigen::VectorXd f = model.example_output(th, 5);
   BOOST_TEST(f.size() == 2);
   BOOST_TEST(f(1) == 0.3);
-  NGVI_CHECK_REPORT(compare(model.outputs(th).row(5).transpose().eval(), f, tol::ad_vs_ad, "outputs row 5"));
+  NGVI_CHECK_REPORT(
+      compare(model.outputs(th).row(5).transpose().eval(), f, tol::ad_vs_ad, "outputs row 5"));
 }
 
 BOOST_AUTO_TEST_CASE(batch_loss_is_the_sum_over_the_batch) {
   const nn::Dataset data = regression_data(20, 2, 3);
-  const nn::Supervised model(nn::Sequential::mlp({2, 5, 5, 1}, nn::Softplus{}), nn::GaussianFixedNoise(3.0), data);
+  const nn::Supervised model(nn::Sequential::mlp({2, 5, 5, 1}, nn::Softplus{}),
+                             nn::GaussianFixedNoise(3.0), data);
   const Eigen::VectorXd th = init(model, 4);
   const std::vector<Eigen::Index> idx = {3, 17, 0, 3, 9};
   double sum = 0.0;
   for (Eigen::Index i : idx) sum += model.example_loss(th, i);
-  NGVI_CHECK_REPORT(compare(model.batch_loss(th, std::span<const Eigen::Index>(idx)), sum, tol::ad_vs_ad,
-                            "batch_loss vs Σ example_loss"));
+  NGVI_CHECK_REPORT(compare(model.batch_loss(th, std::span<const Eigen::Index>(idx)), sum,
+                            tol::ad_vs_ad, "batch_loss vs Σ example_loss"));
   const Eigen::MatrixXd out = model.batch_output(th, std::span<const Eigen::Index>(idx));
-  NGVI_CHECK_REPORT(compare(out(1, 0), model.example_output(th, 17)(0), tol::ad_vs_ad, "batch_output row"));
+  NGVI_CHECK_REPORT(
+      compare(out(1, 0), model.example_output(th, 17)(0), tol::ad_vs_ad, "batch_output row"));
   // Gradients of the batched and the per-example forms agree.
-  auto batched = [&](const auto& t) { return model.batch_loss(t, std::span<const Eigen::Index>(idx)); };
+  auto batched = [&](const auto& t) {
+    return model.batch_loss(t, std::span<const Eigen::Index>(idx));
+  };
   auto looped = [&](const auto& t) {
     using T = typename std::decay_t<decltype(t)>::Scalar;
     T s(0.0);
@@ -129,6 +139,41 @@ BOOST_AUTO_TEST_CASE(batch_loss_is_the_sum_over_the_batch) {
   };
   NGVI_CHECK_REPORT(compare(ad::gradient(batched, th), ad::gradient(looped, th), tol::ad_vs_ad,
                             "∇ batch_loss vs ∇ Σ example_loss"));
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_reads_rows_in_place_or_gathered) {
+  // References: the same network on data.subset(idx) (a separate Supervised), and for idx =
+  // 0..N−1 the whole-data members; bad indices name the member.
+  const nn::Dataset data = regression_data(14, 3, 31);
+  const nn::Supervised model(nn::Sequential::mlp({3, 4, 1}, nn::Tanh{}),
+                             nn::GaussianLearnedNoise(2.0), data);
+  const Eigen::VectorXd th = init(model, 32);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(14);
+  const nn::Supervised sub = test::subset_model(model, idx);
+  NGVI_CHECK_REPORT(compare(model.batch_loss(th, nn::ExampleIndices(idx)), sub.total_loss(th),
+                            tol::ad_vs_ad, "batch_loss(idx) vs total_loss of the subset model"));
+  NGVI_CHECK_REPORT(compare(Eigen::MatrixXd(model.batch_output(th, nn::ExampleIndices(idx))),
+                            sub.outputs(th), tol::ad_vs_ad,
+                            "batch_output(idx) vs outputs of the subset model"));
+  const auto g =
+      ad::gradient([&](const auto& t) { return model.batch_loss(t, nn::ExampleIndices(idx)); }, th);
+  NGVI_CHECK_REPORT(compare(g, ad::gradient([&](const auto& t) { return sub.total_loss(t); }, th),
+                            tol::ad_vs_ad,
+                            "∇ batch_loss(idx) vs ∇ total_loss of the subset model"));
+  // A consecutive run (read in place) and all N examples in order (the whole-data path).
+  const std::vector<Eigen::Index> run = {4, 5, 6, 7}, all = nn::all_examples(14);
+  NGVI_CHECK_REPORT(compare(model.batch_loss(th, nn::ExampleIndices(run)),
+                            test::subset_model(model, run).total_loss(th), tol::ad_vs_ad,
+                            "batch_loss of a consecutive run vs subset model"));
+  NGVI_CHECK_REPORT(compare(model.batch_loss(th, nn::ExampleIndices(all)), model.total_loss(th),
+                            tol::exact, "batch_loss(0..N−1) vs total_loss"));
+  NGVI_CHECK_REPORT(compare(Eigen::MatrixXd(model.batch_output(th, nn::ExampleIndices(all))),
+                            model.outputs(th), tol::exact, "batch_output(0..N−1) vs outputs"));
+  test::check_rejects_bad_indices([&](nn::ExampleIndices bad) { return model.batch_loss(th, bad); },
+                                  14, "Supervised::batch_loss");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return model.batch_output(th, bad); }, 14,
+      "Supervised::batch_output");
 }
 
 BOOST_AUTO_TEST_CASE(derivatives_match_finite_differences) {
@@ -151,20 +196,23 @@ BOOST_AUTO_TEST_CASE(classification_models) {
   data.Y.resize(15, 1);
   for (Eigen::Index k = 0; k < data.X.size(); ++k) data.X(k) = z(rng);
   for (Eigen::Index i = 0; i < 15; ++i) data.Y(i, 0) = static_cast<double>(i % 3);
-  const nn::Supervised model(nn::Sequential{nn::Dense(2, 4), nn::Relu{}, nn::Dense(4, 3)}, nn::SoftmaxCategorical(3),
-                             data);
+  const nn::Supervised model(nn::Sequential{nn::Dense(2, 4), nn::Relu{}, nn::Dense(4, 3)},
+                             nn::SoftmaxCategorical(3), data);
   const Eigen::VectorXd th = init(model, 8);
   double sum = 0.0;
   for (Eigen::Index i = 0; i < 15; ++i) sum += model.example_loss(th, i);
   NGVI_CHECK_REPORT(compare(model.total_loss(th), sum, tol::ad_vs_ad, "softmax total vs Σ"));
   auto total = [&](const auto& t) { return model.total_loss(t); };
   NGVI_CHECK_REPORT(compare(ad::gradient(total, th),
-                            ad::gradient([&](const auto& t) {
-                              using T = typename std::decay_t<decltype(t)>::Scalar;
-                              T s(0.0);
-                              for (Eigen::Index i = 0; i < 15; ++i) s += model.example_loss(t, i);
-                              return s;
-                            }, th),
+                            ad::gradient(
+                                [&](const auto& t) {
+                                  using T = typename std::decay_t<decltype(t)>::Scalar;
+                                  T s(0.0);
+                                  for (Eigen::Index i = 0; i < 15; ++i)
+                                    s += model.example_loss(t, i);
+                                  return s;
+                                },
+                                th),
                             tol::ad_vs_ad, "softmax ∇ total vs ∇ Σ"));
   nn::Dataset bern = data;
   bern.Y = (data.Y.array() > 0.5).cast<double>();
@@ -172,7 +220,8 @@ BOOST_AUTO_TEST_CASE(classification_models) {
   NGVI_CHECK_REPORT(ad::verify::check_hessian([&](const auto& t) { return logistic.total_loss(t); },
                                               init(logistic, 9)));
   const nn::Supervised counts(nn::Sequential{nn::Dense(2, 1)}, nn::PoissonLog(), data);
-  NGVI_CHECK_REPORT(ad::verify::check_gradient([&](const auto& t) { return counts.total_loss(t); }, init(counts, 10)));
+  NGVI_CHECK_REPORT(ad::verify::check_gradient([&](const auto& t) { return counts.total_loss(t); },
+                                               init(counts, 10)));
 }
 
 BOOST_AUTO_TEST_CASE(mismatched_data_are_rejected) {
@@ -180,7 +229,8 @@ BOOST_AUTO_TEST_CASE(mismatched_data_are_rejected) {
   const nn::Sequential net{nn::Dense(3, 2), nn::Tanh{}, nn::Dense(2, 1)};
   BOOST_CHECK_THROW(nn::Supervised(nn::Sequential{nn::Dense(4, 1)}, nn::GaussianFixedNoise(), data),
                     std::invalid_argument);
-  BOOST_CHECK_THROW(nn::Supervised(net, nn::HeteroscedasticGaussian(), data), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::Supervised(net, nn::HeteroscedasticGaussian(), data),
+                    std::invalid_argument);
   BOOST_CHECK_THROW(nn::Supervised(net, nn::BernoulliLogit(), data), std::invalid_argument);
   nn::Dataset ragged = data;
   ragged.Y.conservativeResize(4, 1);
@@ -191,7 +241,8 @@ BOOST_AUTO_TEST_CASE(mismatched_data_are_rejected) {
   const nn::Supervised model(net, nn::GaussianFixedNoise(), data);
   const Eigen::VectorXd th = Eigen::VectorXd::Zero(model.num_params());
   BOOST_CHECK_THROW(model.example_loss(th, 5), std::out_of_range);
-  BOOST_CHECK_THROW(model.total_loss(Eigen::VectorXd(Eigen::VectorXd::Zero(2))), std::invalid_argument);
+  BOOST_CHECK_THROW(model.total_loss(Eigen::VectorXd(Eigen::VectorXd::Zero(2))),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(a_hand_written_hierarchical_model) {
@@ -227,8 +278,8 @@ BOOST_AUTO_TEST_CASE(a_hand_written_hierarchical_model) {
   nn::RowMatrixXd G;
   nn::per_example_gradients(model, th, G);
   BOOST_TEST(G.rows() == N);
-  NGVI_CHECK_REPORT(compare(G.colwise().sum().transpose().eval(), ad::gradient(total, th), tol::ad_vs_ad,
-                            "Σ per-example gradients vs gradient of the total"));
+  NGVI_CHECK_REPORT(compare(G.colwise().sum().transpose().eval(), ad::gradient(total, th),
+                            tol::ad_vs_ad, "Σ per-example gradients vs gradient of the total"));
   BOOST_CHECK_THROW(model.example_loss(th, N), std::out_of_range);
 }
 

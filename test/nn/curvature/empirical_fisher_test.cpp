@@ -2,12 +2,16 @@
 // (BackPACK-style: their sum is the batch gradient, each row is the gradient of ℓᵢ taken on its
 // own, and the matrix does not depend on the thread count) and Σᵢ gᵢgᵢᵀ against a plain loop
 // and, for a linear-Gaussian model, the closed form τ² Σ rᵢ² x̃ᵢx̃ᵢᵀ.
+//
+// Minibatch overloads (ExampleIndices): against Σ over idx of outer products of the all-N
+// per-example gradients, the model built on data.subset(idx), the hand-written model, threads.
 #include <boost/test/unit_test.hpp>
 
 #include <nn/curvature/empirical_fisher.hpp>
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/minibatch.hpp>
 
 namespace {
 
@@ -92,6 +96,42 @@ BOOST_AUTO_TEST_CASE(linear_gaussian_closed_form) {
   }
   NGVI_CHECK_REPORT(compare(nn::empirical_fisher(m, theta), ref, tol::closed_form,
                             "empirical Fisher vs τ² Σ r² x̃x̃ᵀ"));
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({3, 4, 1}, nn::BernoulliLogit(), 13, 41, &theta);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(13);
+  const ad::ParallelOptions one{1, 3}, two{2, 3};
+  const Eigen::MatrixXd F = nn::empirical_fisher(m, theta, idx, one);
+  const ad::RowMatrixXd G = nn::example_gradients(m, theta, one);
+  Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(theta.size(), theta.size());
+  Eigen::VectorXd dref = Eigen::VectorXd::Zero(theta.size());
+  for (const Eigen::Index i : idx) {
+    ref += G.row(i).transpose() * G.row(i);
+    dref += G.row(i).transpose().cwiseAbs2();
+  }
+  NGVI_CHECK_REPORT(
+      compare(F, ref, reordered_sum, "empirical_fisher(idx) vs Σ_idx gᵢgᵢᵀ of all-N gradients"));
+  NGVI_CHECK_REPORT(compare(nn::empirical_fisher_diagonal(m, theta, idx, one), dref, reordered_sum,
+                            "empirical_fisher_diagonal(idx) vs Σ_idx gᵢ²"));
+  NGVI_CHECK_REPORT(compare(F, nn::empirical_fisher(test::subset_model(m, idx), theta, one),
+                            reordered_sum, "empirical_fisher(idx) vs the subset model"));
+  test::DenseModel<test::BernoulliLogit> hand{{3, 4, 1}, {}, {m.data().X, m.data().Y}};
+  NGVI_CHECK_REPORT(
+      compare(F, nn::empirical_fisher(hand, theta, idx, one), reordered_sum,
+              "empirical_fisher(idx): batched route vs hand-written model (generic route)"));
+  NGVI_CHECK_REPORT(compare(nn::empirical_fisher(m, theta, idx, two), F, tol::exact,
+                            "empirical_fisher(idx), 2 vs 1 thread"));
+  NGVI_CHECK_REPORT(compare(nn::empirical_fisher_diagonal(m, theta, idx, two),
+                            nn::empirical_fisher_diagonal(m, theta, idx, one), tol::exact,
+                            "empirical_fisher_diagonal(idx), 2 vs 1 thread"));
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::empirical_fisher(m, theta, bad); }, 13,
+      "empirical_fisher");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::empirical_fisher_diagonal(m, theta, bad); }, 13,
+      "empirical_fisher_diagonal");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

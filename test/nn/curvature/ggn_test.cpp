@@ -4,6 +4,9 @@
 // reverse on the whole loss) and has a closed form; the full matrix (reverse-mode Jacobians)
 // against the matrix-free product (forward tangents + one reverse sweep); against the
 // hand-written DenseModel (scalar code, no fused nodes) at the same θ; diagonal against full.
+//
+// Minibatch overloads (ExampleIndices): against the model built on data.subset(idx), the
+// hand-written model (generic route) on the same idx, the matrix-free product, thread counts.
 #include <Eigen/Eigenvalues>
 #include <boost/test/unit_test.hpp>
 
@@ -12,6 +15,7 @@
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/minibatch.hpp>
 
 namespace {
 
@@ -168,6 +172,49 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw) {
   BOOST_CHECK_THROW(nn::ggn(m, Eigen::VectorXd::Zero(2)), std::invalid_argument);
   BOOST_CHECK_THROW(nn::ggn_vector_product(m, theta, Eigen::VectorXd::Zero(2)),
                     std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 4, 3}, nn::SoftmaxCategorical(3), 14, 22, &theta);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(14);
+  const auto sub = test::subset_model(m, idx);
+  nn::GgnOptions one, two;
+  one.curvature.parallel = {1, 3};
+  two.curvature.parallel = {2, 3};
+  const Eigen::MatrixXd G = nn::ggn(m, theta, idx, one);
+  NGVI_CHECK_REPORT(
+      compare(G, nn::ggn(sub, theta, one), reordered_sum, "ggn(idx) vs ggn of the subset model"));
+  NGVI_CHECK_REPORT(compare(nn::ggn_diagonal(m, theta, idx, one), nn::ggn_diagonal(sub, theta, one),
+                            reordered_sum,
+                            "ggn_diagonal(idx) vs ggn_diagonal of the subset model"));
+  // The hand-written model has no batched route: generic per-example Jacobians on idx.
+  test::DenseModel<test::SoftmaxCategorical> ref{{2, 4, 3}, {3}, {m.data().X, m.data().Y}};
+  NGVI_CHECK_REPORT(compare(G, nn::ggn(ref, theta, idx, one), reordered_sum,
+                            "ggn(idx): batched route vs hand-written model (generic route)"));
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(theta.size(), -1.0, 2.0);
+  NGVI_CHECK_REPORT(compare(nn::ggn_vector_product(m, theta, idx, v, one), Eigen::VectorXd(G * v),
+                            reordered_sum.scaled(10.0), "ggn_vector_product(idx) vs ggn(idx)·v"));
+  NGVI_CHECK_REPORT(compare(nn::ggn(m, theta, idx, two), G, tol::exact, "ggn(idx), 2 vs 1 thread"));
+  NGVI_CHECK_REPORT(compare(nn::ggn_diagonal(m, theta, idx, two),
+                            nn::ggn_diagonal(m, theta, idx, one), tol::exact,
+                            "ggn_diagonal(idx), 2 vs 1 thread"));
+  NGVI_CHECK_REPORT(compare(nn::ggn_vector_product(m, theta, idx, v, two),
+                            nn::ggn_vector_product(m, theta, idx, v, one), tol::exact,
+                            "ggn_vector_product(idx), 2 vs 1 thread"));
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_bad_indices_throw) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 1}, nn::GaussianFixedNoise(1.0), 5, 23, &theta);
+  const Eigen::VectorXd v = Eigen::VectorXd::Ones(theta.size());
+  test::check_rejects_bad_indices([&](nn::ExampleIndices idx) { return nn::ggn(m, theta, idx); }, 5,
+                                  "ggn");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { return nn::ggn_diagonal(m, theta, idx); }, 5, "ggn_diagonal");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { return nn::ggn_vector_product(m, theta, idx, v); }, 5,
+      "ggn_vector_product");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,10 @@
 // Tests of nn/curvature/hessian.hpp: the exact Hessian of Σᵢ ℓᵢ by forward-over-reverse on the
 // whole sum, against the sum of per-example Hessians (another AD route), finite differences of
 // AD gradients (verify::finite_diff_hessian), and for a linear-Gaussian model the closed form.
+//
+// Minibatch overloads (ExampleIndices): through batch_loss against the model built on
+// data.subset(idx), against the example-by-example sum on idx and the hand-written model (no
+// batch_loss: the generic sum), thread counts.
 #include <Eigen/Eigenvalues>
 #include <boost/test/unit_test.hpp>
 
@@ -9,6 +13,7 @@
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/minibatch.hpp>
 
 namespace {
 
@@ -126,6 +131,46 @@ BOOST_AUTO_TEST_CASE(wrong_theta_size_throws) {
   nn::CurvatureOptions bad;
   bad.reduction_blocks = 0;
   BOOST_CHECK_THROW(nn::exact_hessian_by_examples(m, theta, bad), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 3, 1}, nn::BernoulliLogit(), 12, 71, &theta);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(12);
+  const auto sub = test::subset_model(m, idx);
+  double value = 0.0, value_sub = 0.0;
+  Eigen::VectorXd grad, grad_sub;
+  const Eigen::MatrixXd H = nn::exact_hessian(m, theta, idx, &value, &grad);
+  NGVI_CHECK_REPORT(compare(H, nn::exact_hessian(sub, theta, &value_sub, &grad_sub), reordered_sum,
+                            "exact_hessian(idx) vs the subset model"));
+  NGVI_CHECK_REPORT(
+      compare(value, value_sub, tol::ad_vs_ad, "Σ_idx ℓᵢ vs the subset model's loss"));
+  NGVI_CHECK_REPORT(
+      compare(grad, grad_sub, tol::ad_vs_ad, "∇ Σ_idx ℓᵢ vs the subset model's gradient"));
+  nn::CurvatureOptions one, two;
+  one.parallel = {1, 3};
+  two.parallel = {2, 3};
+  const Eigen::MatrixXd Hex = nn::exact_hessian_by_examples(m, theta, idx, one);
+  NGVI_CHECK_REPORT(
+      compare(H, Hex, reordered_sum, "exact_hessian(idx) vs exact_hessian_by_examples(idx)"));
+  NGVI_CHECK_REPORT(compare(nn::exact_hessian_by_examples(m, theta, idx, two), Hex, tol::exact,
+                            "exact_hessian_by_examples(idx), 2 vs 1 thread"));
+  test::DenseModel<test::BernoulliLogit> hand{{2, 3, 1}, {}, {m.data().X, m.data().Y}};
+  NGVI_CHECK_REPORT(
+      compare(nn::exact_hessian(hand, theta, idx), H, reordered_sum,
+              "exact_hessian(idx): hand-written model (Σ example_loss) vs batch_loss"));
+  NGVI_CHECK_REPORT(compare(nn::exact_hessian_diagonal(m, theta, idx),
+                            Eigen::VectorXd(H.diagonal()), tol::exact,
+                            "exact_hessian_diagonal(idx) vs diag(exact_hessian(idx))"));
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::exact_hessian(m, theta, bad); }, 12,
+      "exact_hessian");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::exact_hessian_diagonal(m, theta, bad); }, 12,
+      "exact_hessian");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::exact_hessian_by_examples(m, theta, bad); }, 12,
+      "exact_hessian_by_examples");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

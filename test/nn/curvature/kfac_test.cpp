@@ -6,6 +6,9 @@
 // direct computations: A from a forward pass written out here, S from the pre-activation
 // adjoints of a batched Var recording (Sequential's cache), from the bias columns of
 // per-example gradients, and from the literal sampled-target gradients.
+//
+// Minibatch overloads (ExampleIndices): deterministic S variants and A against the model built
+// on data.subset(idx); the sampled S against literal sampled-target gradients at idx; threads.
 #include <boost/test/unit_test.hpp>
 
 #include <nn/curvature/empirical_fisher.hpp>
@@ -15,6 +18,7 @@
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/minibatch.hpp>
 
 namespace {
 
@@ -207,6 +211,52 @@ BOOST_AUTO_TEST_CASE(bitwise_identical_for_any_thread_count) {
     NGVI_CHECK_REPORT(compare(k2[l].S, k1[l].S, tol::exact, "S, 2 threads vs 1"));
     NGVI_CHECK_REPORT(compare(k2[l].A, k1[l].A, tol::exact, "A, 2 threads vs 1"));
   }
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_factors) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 4, 3}, nn::SoftmaxCategorical(3), 14, 61, &theta);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(14);
+  const auto n = static_cast<double>(idx.size());
+  const auto sub = test::subset_model(m, idx);
+  for (const nn::KfacS which : {nn::KfacS::expected_fisher, nn::KfacS::empirical_fisher}) {
+    nn::KfacOptions o;
+    o.s_factor = which;
+    o.curvature.parallel = {1, 3};
+    const auto k = nn::kfac_factors(m, theta, idx, o), ks = nn::kfac_factors(sub, theta, o);
+    BOOST_TEST_REQUIRE(k.size() == ks.size());
+    for (std::size_t l = 0; l < k.size(); ++l) {
+      BOOST_TEST(k[l].examples == static_cast<Eigen::Index>(idx.size()));
+      NGVI_CHECK_REPORT(compare(k[l].A, ks[l].A, reordered_sum,
+                                "A(idx) vs subset model, layer " + std::to_string(l)));
+      NGVI_CHECK_REPORT(compare(k[l].S, ks[l].S, reordered_sum,
+                                "S(idx) vs subset model, layer " + std::to_string(l)));
+    }
+  }
+  nn::KfacOptions o, o2;
+  o.samples = o2.samples = 2;
+  o.seed = o2.seed = 9;
+  o.curvature.parallel = {1, 3};
+  o2.curvature.parallel = {2, 3};
+  const auto k = nn::kfac_factors(m, theta, idx, o), k2 = nn::kfac_factors(m, theta, idx, o2);
+  nn::MonteCarloFisherOptions mc;
+  mc.samples = 2;
+  mc.seed = 9;
+  const ad::RowMatrixXd Gall = nn::sampled_target_gradients(m, theta, mc);
+  for (std::size_t l = 0; l < k.size(); ++l) {
+    const Eigen::MatrixXd B = bias_columns(Gall, m, l);
+    Eigen::MatrixXd S = Eigen::MatrixXd::Zero(B.cols(), B.cols());
+    for (const Eigen::Index i : idx)
+      for (Eigen::Index s = 0; s < 2; ++s)
+        S += B.row(i * 2 + s).transpose() * B.row(i * 2 + s) / (2.0 * n);
+    NGVI_CHECK_REPORT(compare(
+        k[l].S, S, reordered_sum,
+        "sampled S(idx) vs literal sampled-target bias gradients, layer " + std::to_string(l)));
+    NGVI_CHECK_REPORT(compare(k2[l].S, k[l].S, tol::exact, "S(idx), 2 threads vs 1"));
+    NGVI_CHECK_REPORT(compare(k2[l].A, k[l].A, tol::exact, "A(idx), 2 threads vs 1"));
+  }
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::kfac_factors(m, theta, bad); }, 14, "kfac_factors");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

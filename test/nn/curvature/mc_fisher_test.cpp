@@ -3,6 +3,9 @@
 // network (same targets); determinism (threads, repeated calls, seeds); and convergence to the
 // generalized Gauss-Newton for exponential-family likelihoods at the 1/√S rate, checked by
 // the slope of log error against log S.
+//
+// Minibatch overloads (ExampleIndices): against the literal sampled-target gradients of all N
+// examples picked at idx (the targets depend on the global index only), a permuted idx, threads.
 #include <cmath>
 #include <vector>
 
@@ -14,6 +17,7 @@
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/minibatch.hpp>
 
 namespace {
 
@@ -167,6 +171,52 @@ BOOST_AUTO_TEST_CASE(bad_options_throw) {
   BOOST_CHECK_THROW(nn::mc_fisher(m, theta, o), std::invalid_argument);
   BOOST_CHECK_THROW(nn::mc_fisher_diagonal(m, theta, o), std::invalid_argument);
   BOOST_CHECK_THROW(nn::sampled_target_gradients(m, theta, o), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_draws_by_global_index) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({2, 4, 2}, nn::GaussianFixedNoise(1.5, 2), 13, 81, &theta);
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(13);
+  nn::MonteCarloFisherOptions one, two;
+  one.samples = two.samples = 3;
+  one.seed = two.seed = 5;
+  one.curvature.parallel = {1, 3};
+  two.curvature.parallel = {2, 3};
+  const Eigen::MatrixXd F = nn::mc_fisher(m, theta, idx, one);
+  // Literal route on all N examples; example i's rows i·S .. i·S+S−1 use i's own stream.
+  const ad::RowMatrixXd Gall = nn::sampled_target_gradients(m, theta, one);
+  Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(theta.size(), theta.size());
+  Eigen::VectorXd dref = Eigen::VectorXd::Zero(theta.size());
+  ad::RowMatrixXd picked(static_cast<Eigen::Index>(idx.size()) * 3, theta.size());
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    for (Eigen::Index s = 0; s < 3; ++s) {
+      const auto g = Gall.row(idx[k] * 3 + s);
+      picked.row(static_cast<Eigen::Index>(k) * 3 + s) = g;
+      ref += g.transpose() * g / 3.0;
+      dref += g.transpose().cwiseAbs2() / 3.0;
+    }
+  NGVI_CHECK_REPORT(
+      compare(F, ref, reordered_sum, "mc_fisher(idx) vs literal sampled-target gradients at idx"));
+  NGVI_CHECK_REPORT(compare(nn::mc_fisher_diagonal(m, theta, idx, one), dref, reordered_sum,
+                            "mc_fisher_diagonal(idx) vs literal sampled-target gradients at idx"));
+  NGVI_CHECK_REPORT(compare(nn::sampled_target_gradients(m, theta, idx, one), picked, tol::ad_vs_ad,
+                            "sampled_target_gradients(idx) vs rows of the all-N version"));
+  std::vector<Eigen::Index> reversed(idx.rbegin(), idx.rend());
+  NGVI_CHECK_REPORT(compare(nn::mc_fisher(m, theta, reversed, one), F, reordered_sum,
+                            "mc_fisher does not depend on the position of an example in idx"));
+  NGVI_CHECK_REPORT(
+      compare(nn::mc_fisher(m, theta, idx, two), F, tol::exact, "mc_fisher(idx), 2 vs 1 thread"));
+  NGVI_CHECK_REPORT(compare(nn::mc_fisher_diagonal(m, theta, idx, two),
+                            nn::mc_fisher_diagonal(m, theta, idx, one), tol::exact,
+                            "mc_fisher_diagonal(idx), 2 vs 1 thread"));
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::mc_fisher(m, theta, bad); }, 13, "mc_fisher");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::mc_fisher_diagonal(m, theta, bad); }, 13,
+      "mc_fisher_diagonal");
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices bad) { return nn::sampled_target_gradients(m, theta, bad); }, 13,
+      "sampled_target_gradients");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
