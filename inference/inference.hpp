@@ -5,6 +5,7 @@
 
 #include <inference/adam.hpp>
 #include <inference/checkpoint.hpp>
+#include <inference/classification_metrics.hpp>
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
@@ -13,5 +14,6 @@
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <inference/posterior/posterior_concept.hpp>
+#include <inference/predictive.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>

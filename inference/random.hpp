@@ -44,4 +44,11 @@ inline std::uint64_t uniform_index(Rng& rng, std::uint64_t n) {
   return x % n;
 }
 
+// A uniform draw on [lo, hi) from the top 53 bits of one draw (exactly as many as a double
+// holds), platform-independent (std::uniform_real_distribution's algorithm is unspecified).
+// Cost: one draw.
+inline double uniform_real(Rng& rng, double lo, double hi) {
+  return lo + (hi - lo) * (static_cast<double>(rng() >> 11) * 0x1.0p-53);
+}
+
 }  // namespace ngvi::vi
