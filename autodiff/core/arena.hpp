@@ -4,6 +4,13 @@
 // arena is rewound, so recording the same computation again reuses the same memory and
 // allocates nothing. Everything placed in the arena must be trivially destructible: a rewind
 // just moves the bump pointer back.
+//
+// Arrays start on a 64-byte boundary (array_alignment, the widest SIMD register): Eigen's
+// vectorised loops split an array into a scalar prologue, a packet body and a scalar tail by
+// its address, and the scalar and packet code of a kernel need not round alike. With every
+// array aligned, a kernel writing into a node's arrays takes the same path for each
+// coefficient wherever in the arena the node sits — one part of the engine's rule that a
+// result never depends on where its operands sit in memory.
 #pragma once
 
 #include <algorithm>
@@ -23,7 +30,11 @@ class Arena {
     std::size_t offset = 0;
   };
 
-  explicit Arena(std::size_t first_block_bytes = 64 * 1024) : next_block_bytes_(first_block_bytes) {}
+  // Alignment of every allocate_array result: a multiple of any SIMD packet (AVX-512 included).
+  static constexpr std::size_t array_alignment = 64;
+
+  explicit Arena(std::size_t first_block_bytes = 64 * 1024)
+      : next_block_bytes_(first_block_bytes) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -35,8 +46,8 @@ class Arena {
       // Align the address, not the offset: a block is only as aligned as new[] made it
       // (alignof(std::max_align_t)), and callers may ask for more (alignas(32/64) payloads).
       const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(b.data.get());
-      const std::size_t start =
-          static_cast<std::size_t>(((base + offset_ + align - 1) & ~(std::uintptr_t{align} - 1)) - base);
+      const std::size_t start = static_cast<std::size_t>(
+          ((base + offset_ + align - 1) & ~(std::uintptr_t{align} - 1)) - base);
       if (start + bytes <= b.size) {
         offset_ = start + bytes;
         return b.data.get() + start;
@@ -53,13 +64,15 @@ class Arena {
     return allocate(bytes, align);
   }
 
-  // Uninitialised array of n trivially destructible T.
+  // Uninitialised array of n trivially destructible T, aligned to array_alignment.
+  // Cost: O(1); at most array_alignment - 1 bytes of padding.
   template <class T>
   T* allocate_array(std::size_t n) {
     static_assert(std::is_trivially_destructible_v<T>,
                   "ngvi::ad::Arena holds only trivially destructible types: rewinding never "
                   "runs destructors");
-    return static_cast<T*>(allocate(sizeof(T) * std::max<std::size_t>(n, 1), alignof(T)));
+    return static_cast<T*>(
+        allocate(sizeof(T) * std::max<std::size_t>(n, 1), std::max(alignof(T), array_alignment)));
   }
 
   template <class T, class... Args>

@@ -2,7 +2,8 @@
 //
 // add_rowwise(M, r) = M + 1·rᵀ (r has one entry per column: a bias added to each example of a
 // batch stored one example per row); add_colwise(M, c) = M + c·1ᵀ. The reverse step passes
-// the output adjoints to M and their column (row) sums to the vector.
+// the output adjoints to M and their column (row) sums to the vector, summed in an order that
+// depends only on the shape (fixed_order_sum for columns, column by column for rows).
 // Cost: one pass forward, one pass backward.
 #pragma once
 
@@ -12,7 +13,9 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/active_tape.hpp>
+#include <autodiff/eigen/fixed_order_sum.hpp>
 #include <autodiff/eigen/operand.hpp>
+#include <autodiff/eigen/reverse_scratch.hpp>
 
 namespace ngvi::ad {
 
@@ -24,18 +27,26 @@ struct BroadcastAddNode {
   index_t out_first;
 
   void reverse(Real* adj) const {
-    const Eigen::Map<const RealMatrix<Real>> g(adj + out_first, m.rows, m.cols);
-    m.add_to_adjoints(adj, g);
+    const Real* g = adj + out_first;
+    m.add_each(adj, [g](Eigen::Index k) { return g[k]; });
+    if (!v.active) return;
+    // The vector's adjoint is a sum over the broadcast dimension, taken in a fixed order
+    // (Eigen's colwise().sum() would peel by the address of the adjoint block).
+    Real* s = reverse_scratch<Real>(0, static_cast<std::size_t>(v.size()));
     if constexpr (Rowwise) {
-      v.add_to_adjoints(adj, g.colwise().sum().reshaped(v.rows, v.cols));
+      for (Eigen::Index j = 0; j < m.cols; ++j) s[j] = fixed_order_sum(g + j * m.rows, m.rows);
     } else {
-      v.add_to_adjoints(adj, g.rowwise().sum().reshaped(v.rows, v.cols));
+      for (Eigen::Index i = 0; i < m.rows; ++i) s[i] = g[i];
+      for (Eigen::Index j = 1; j < m.cols; ++j)
+        for (Eigen::Index i = 0; i < m.rows; ++i) s[i] += g[j * m.rows + i];
     }
+    v.add_values(adj, s);
   }
 };
 
 template <bool Rowwise, class DM, class DV>
-auto broadcast_add(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& v, const char* name) {
+auto broadcast_add(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& v,
+                   const char* name) {
   using SM = typename DM::Scalar;
   using SV = typename DV::Scalar;
   constexpr int Rows = DM::RowsAtCompileTime;
@@ -50,7 +61,8 @@ auto broadcast_add(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& 
     using S = typename Eigen::ScalarBinaryOpTraits<SM, SV>::ReturnType;
     Eigen::Matrix<S, Rows, Cols> out = m.template cast<S>();
     for (Eigen::Index j = 0; j < out.cols(); ++j)
-      for (Eigen::Index i = 0; i < out.rows(); ++i) out(i, j) += S(v.derived().coeff(Rowwise ? j : i));
+      for (Eigen::Index i = 0; i < out.rows(); ++i)
+        out(i, j) += S(v.derived().coeff(Rowwise ? j : i));
     return out;
   } else {
     using Real = common_real_t<SM, SV>;
@@ -60,9 +72,12 @@ auto broadcast_add(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& 
     node->v = save_operand(t, v);
     const Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, 1>> vv(node->v.values, v.size());
     RealMatrix<Real> out = node->m.value_map();
-    if constexpr (Rowwise) out.rowwise() += vv.transpose();
-    else out.colwise() += vv;
-    if (!node->m.active && !node->v.active) return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
+    if constexpr (Rowwise)
+      out.rowwise() += vv.transpose();
+    else
+      out.colwise() += vv;
+    if (!node->m.active && !node->v.active)
+      return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
     node->out_first = t.new_indices(static_cast<std::size_t>(out.size()));
     t.push_fused(node);
     return make_output<Rows, Cols>(t, node->out_first, out);

@@ -6,16 +6,18 @@
 // its scalar fallback kernel; splitting the operands into double matrices (values and K
 // tangent matrices side by side) lets every term run through Eigen's vectorised double GEMM,
 // and constant operands (data matrices) skip their tangent terms altogether. When all K
-// tangents sit side by side, the terms with a common factor become one wide GEMM.
+// tangents sit side by side, the terms with a common factor become one wide GEMM. Every GEMM
+// writes into memory aligned to Arena::array_alignment — arena arrays forward, per-thread
+// reverse_scratch backward — and results reach the adjoints by MatrixOperand::add_each, so
+// no bit depends on where the operands or adjoints sit.
 #pragma once
-
-#include <vector>
 
 #include <Eigen/Core>
 
 #include <autodiff/core/dual.hpp>
 #include <autodiff/core/tape.hpp>
 #include <autodiff/eigen/operand.hpp>
+#include <autodiff/eigen/reverse_scratch.hpp>
 
 namespace ngvi::ad::detail {
 
@@ -37,7 +39,8 @@ struct SplitDual {
 };
 
 template <int K>
-void split_into(const Dual<double, K>* src, Eigen::Index n, double* v, double* d, bool& has_tangent) {
+void split_into(const Dual<double, K>* src, Eigen::Index n, double* v, double* d,
+                bool& has_tangent) {
   has_tangent = false;
   for (Eigen::Index i = 0; i < n; ++i) {
     v[i] = src[i].v;
@@ -60,7 +63,8 @@ SplitDual<K> split_in_arena(Arena& arena, const Eigen::MatrixBase<Derived>& m) {
   if constexpr (std::is_arithmetic_v<S>) {
     Eigen::Index i = 0;
     for (Eigen::Index c = 0; c < s.cols; ++c)
-      for (Eigen::Index r = 0; r < s.rows; ++r) s.v[i++] = static_cast<double>(m.derived().coeff(r, c));
+      for (Eigen::Index r = 0; r < s.rows; ++r)
+        s.v[i++] = static_cast<double>(m.derived().coeff(r, c));
     return s;
   } else {
     s.d = arena.allocate_array<double>(static_cast<std::size_t>(K * n));
@@ -85,27 +89,17 @@ SplitDual<K> split_in_arena(Arena& arena, const Eigen::MatrixBase<Derived>& m) {
   }
 }
 
-// Per-thread scratch for the reverse step (the tape is swept on the thread that owns it), so
-// sweeps allocate nothing after the first.
-inline double* scratch_doubles(std::size_t slot, std::size_t n) {
-  thread_local std::vector<double> buffers[3];
-  std::vector<double>& b = buffers[slot];
-  if (b.size() < n) b.resize(n);
-  return b.data();
-}
-
-// out(value, tangents) as Duals, or added onto the operand's adjoints.
+// Adds the split increment (values v, tangent matrices d) onto the operand's adjoints.
 template <int K>
 void add_split_to_adjoints(const MatrixOperand<Dual<double, K>>& op, Dual<double, K>* adj,
                            const double* v, const double* d) {
   const Eigen::Index n = op.size();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const index_t idx = op.indices ? op.indices[i] : op.first + static_cast<index_t>(i);
-    if (idx == no_index) continue;
-    Dual<double, K>& a = adj[idx];
-    a.v += v[i];
-    for (int k = 0; k < K; ++k) a.d[k] += d[k * n + i];
-  }
+  op.add_each(adj, [v, d, n](Eigen::Index i) {
+    Dual<double, K> inc;
+    inc.v = v[i];
+    for (int k = 0; k < K; ++k) inc.d[k] = d[k * n + i];
+    return inc;
+  });
 }
 
 template <int K>
@@ -133,14 +127,14 @@ struct DualMatmulNode {
   void reverse(Dual<double, K>* adj) const {
     const Eigen::Index m = a.rows, inner = a.cols, n = b.cols;
     const Eigen::Index gn = m * n;
-    double* gv = scratch_doubles(0, static_cast<std::size_t>(gn));
-    double* gd = scratch_doubles(1, static_cast<std::size_t>(K * gn));
+    double* gv = reverse_scratch<double>(0, static_cast<std::size_t>(gn));
+    double* gd = reverse_scratch<double>(1, static_cast<std::size_t>(K * gn));
     bool g_has_tangent = false;
     split_into<K>(adj + c_first, gn, gv, gd, g_has_tangent);
     const ConstMapXd Gv(gv, m, n);
     if (a.active) {
       // Ā.v = Ḡ.v Bᵀ.v;  Ā.d_k = Ḡ.d_k B.vᵀ + Ḡ.v B.d_kᵀ
-      double* rv = scratch_doubles(2, static_cast<std::size_t>((K + 1) * m * inner));
+      double* rv = reverse_scratch<double>(2, static_cast<std::size_t>((K + 1) * m * inner));
       double* rd = rv + m * inner;
       MapXd(rv, m, inner).noalias() = Gv * bs.value().transpose();
       for (int k = 0; k < K; ++k) {
@@ -152,13 +146,14 @@ struct DualMatmulNode {
     }
     if (b.active) {
       // B̄.v = A.vᵀ Ḡ.v;  B̄.d_k = A.vᵀ Ḡ.d_k + A.d_kᵀ Ḡ.v
-      double* rv = scratch_doubles(2, static_cast<std::size_t>((K + 1) * inner * n));
+      double* rv = reverse_scratch<double>(2, static_cast<std::size_t>((K + 1) * inner * n));
       double* rd = rv + inner * n;
       MapXd(rv, inner, n).noalias() = as.value().transpose() * Gv;
       MapXd RD(rd, inner, K * n);
       RD.noalias() = as.value().transpose() * ConstMapXd(gd, m, K * n);
       if (as.has_tangent)
-        for (int k = 0; k < K; ++k) RD.middleCols(k * n, n).noalias() += as.tangent(k).transpose() * Gv;
+        for (int k = 0; k < K; ++k)
+          RD.middleCols(k * n, n).noalias() += as.tangent(k).transpose() * Gv;
       add_split_to_adjoints<K>(b, adj, rv, rd);
     }
   }

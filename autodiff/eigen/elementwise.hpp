@@ -3,7 +3,10 @@
 // tanh(M), exp(M), log1p_exp(M), ... apply an elementary function to every coefficient of an
 // Eigen matrix of double or Var<Real>; cwise_product / cwise_sum / cwise_difference combine
 // two matrices of the same shape. On Var<double> the values and derivatives are computed by
-// vectorised kernels and the reverse step is one vectorised multiply-add over the block.
+// vectorised kernels and the reverse step is one vectorisable multiply-add loop over the
+// block (MatrixOperand::add_each). Both give the same bits wherever the operands and the
+// adjoints sit in memory: the kernels work on aligned copies (vectorised_math.hpp), the
+// reverse step computes each coefficient by one expression.
 // Cost: forward one pass over the coefficients (plus the function), reverse one pass;
 // memory: the operand values and the derivatives.
 #pragma once
@@ -32,10 +35,9 @@ struct UnaryElementwiseNode {
   index_t out_first;
 
   void reverse(Real* adj) const {
-    using Arr = Eigen::Array<Real, Eigen::Dynamic, Eigen::Dynamic>;
-    const Eigen::Map<const Arr> g(adj + out_first, x.rows, x.cols);
-    const Eigen::Map<const Arr> d(derivative, x.rows, x.cols);
-    x.add_to_adjoints(adj, (d * g).matrix());
+    const Real* g = adj + out_first;
+    const Real* d = derivative;
+    x.add_each(adj, [g, d](Eigen::Index k) { return d[k] * g[k]; });
   }
 };
 
@@ -47,34 +49,28 @@ struct BinaryElementwiseNode {
   index_t out_first;
 
   void reverse(Real* adj) const {
-    using Arr = Eigen::Array<Real, Eigen::Dynamic, Eigen::Dynamic>;
-    const Eigen::Map<const Arr> g(adj + out_first, a.rows, a.cols);
+    const Real* g = adj + out_first;
     if constexpr (Kind == 0) {
-      a.add_to_adjoints(adj, g.matrix());
-      b.add_to_adjoints(adj, g.matrix());
+      a.add_each(adj, [g](Eigen::Index k) { return g[k]; });
+      b.add_each(adj, [g](Eigen::Index k) { return g[k]; });
     } else if constexpr (Kind == 1) {
-      a.add_to_adjoints(adj, g.matrix());
-      b.add_to_adjoints(adj, (-g).matrix());
+      a.add_each(adj, [g](Eigen::Index k) { return g[k]; });
+      b.add_each(adj, [g](Eigen::Index k) { return -g[k]; });
     } else {
-      a.add_to_adjoints(adj, (g * b.value_map().array()).matrix());
-      b.add_to_adjoints(adj, (g * a.value_map().array()).matrix());
+      const Real* av = a.values;
+      const Real* bv = b.values;
+      a.add_each(adj, [g, bv](Eigen::Index k) { return g[k] * bv[k]; });
+      b.add_each(adj, [g, av](Eigen::Index k) { return g[k] * av[k]; });
     }
   }
 };
-
-template <class Op>
-inline constexpr bool has_vectorised_second_derivative =
-    std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
-    std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
-    std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt> || std::is_same_v<Op, fn::Sin> ||
-    std::is_same_v<Op, fn::Cos>;
 
 // In place: f holds the dual inputs on entry and f(x) on exit; d receives f'(x) as duals.
 // Values and derivatives come from the vectorised double kernels; the tangents follow from
 // the chain rule: f(x).d_k = f'·x.d_k and f'(x).d_k = f''·x.d_k.
 template <class Op, int K>
 void dual_elementwise(Dual<double, K>* f, Dual<double, K>* d, Eigen::Index n) {
-  constexpr Eigen::Index chunk = 256;
+  constexpr Eigen::Index chunk = math_chunk;
   double xv[chunk], fv[chunk], d1[chunk], d2[chunk];
   for (Eigen::Index s = 0; s < n; s += chunk) {
     const Eigen::Index len = std::min(chunk, n - s);
@@ -129,7 +125,7 @@ auto elementwise(const Eigen::MatrixBase<Derived>& m) {
     }
     if constexpr (std::is_same_v<Real, double>) {
       eval_with_derivative<Op>(f, f, d, n);
-    } else if constexpr (is_double_dual<Real>::value && has_vectorised_second_derivative<Op>) {
+    } else if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
       dual_elementwise<Op>(f, d, n);
     } else {
       for (Eigen::Index i = 0; i < n; ++i) {
@@ -148,7 +144,8 @@ auto elementwise(const Eigen::MatrixBase<Derived>& m) {
 }
 
 template <int Kind, class DA, class DB>
-auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, const char* name) {
+auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b,
+                        const char* name) {
   using SA = typename DA::Scalar;
   using SB = typename DB::Scalar;
   constexpr int Rows = DA::RowsAtCompileTime;
@@ -160,9 +157,12 @@ auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<
                                 std::to_string(b.cols()) + " differ");
   if constexpr (!any_var_v<SA, SB>) {
     using S = typename Eigen::ScalarBinaryOpTraits<SA, SB>::ReturnType;
-    if constexpr (Kind == 0) return Eigen::Matrix<S, Rows, Cols>(a.derived() + b.derived());
-    else if constexpr (Kind == 1) return Eigen::Matrix<S, Rows, Cols>(a.derived() - b.derived());
-    else return Eigen::Matrix<S, Rows, Cols>(a.derived().cwiseProduct(b.derived()));
+    if constexpr (Kind == 0)
+      return Eigen::Matrix<S, Rows, Cols>(a.derived() + b.derived());
+    else if constexpr (Kind == 1)
+      return Eigen::Matrix<S, Rows, Cols>(a.derived() - b.derived());
+    else
+      return Eigen::Matrix<S, Rows, Cols>(a.derived().cwiseProduct(b.derived()));
   } else {
     using Real = common_real_t<SA, SB>;
     Tape<Real>& t = active_tape<Real>();
@@ -172,10 +172,14 @@ auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<
     const auto av = node->a.value_map().array();
     const auto bv = node->b.value_map().array();
     RealMatrix<Real> out;
-    if constexpr (Kind == 0) out = (av + bv).matrix();
-    else if constexpr (Kind == 1) out = (av - bv).matrix();
-    else out = (av * bv).matrix();
-    if (!node->a.active && !node->b.active) return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
+    if constexpr (Kind == 0)
+      out = (av + bv).matrix();
+    else if constexpr (Kind == 1)
+      out = (av - bv).matrix();
+    else
+      out = (av * bv).matrix();
+    if (!node->a.active && !node->b.active)
+      return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
     node->out_first = t.new_indices(static_cast<std::size_t>(out.size()));
     t.push_fused(node);
     return make_output<Rows, Cols>(t, node->out_first, out);
@@ -184,10 +188,10 @@ auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<
 
 }  // namespace detail
 
-#define NGVI_AD_ELEMENTWISE(name, Op)                          \
-  template <class Derived>                                     \
-  auto name(const Eigen::MatrixBase<Derived>& m) {             \
-    return detail::elementwise<fn::Op>(m);                     \
+#define NGVI_AD_ELEMENTWISE(name, Op)              \
+  template <class Derived>                         \
+  auto name(const Eigen::MatrixBase<Derived>& m) { \
+    return detail::elementwise<fn::Op>(m);         \
   }
 NGVI_AD_ELEMENTWISE(exp, Exp)
 NGVI_AD_ELEMENTWISE(expm1, Expm1)

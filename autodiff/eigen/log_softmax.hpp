@@ -1,7 +1,8 @@
 // log_softmax of a vector as one fused node: y_i = x_i − log Σ_j exp(x_j).
 //
 // The reverse step uses the softmax s = exp(y): x̄_j += ȳ_j − s_j Σ_i ȳ_i, which is O(n)
-// instead of the O(n²) of one statement per output. Cost: one pass forward (two exp
+// instead of the O(n²) of one statement per output; Σ ȳ is a fixed_order_sum, so the
+// result does not depend on where the adjoints sit. Cost: one pass forward (two exp
 // passes), one pass backward.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/active_tape.hpp>
+#include <autodiff/eigen/fixed_order_sum.hpp>
 #include <autodiff/eigen/operand.hpp>
 
 namespace ngvi::ad {
@@ -23,11 +25,10 @@ struct LogSoftmaxNode {
   index_t out_first;
 
   void reverse(Real* adj) const {
-    const Eigen::Index n = x.size();
-    const Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, 1>> g(adj + out_first, n);
-    const Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, 1>> s(softmax, n);
-    const Real total = g.sum();
-    x.add_to_adjoints(adj, (g - s * total).reshaped(x.rows, x.cols));
+    const Real* g = adj + out_first;
+    const Real* s = softmax;
+    const Real total = fixed_order_sum(g, x.size());
+    x.add_each(adj, [g, s, total](Eigen::Index k) { return g[k] - s[k] * total; });
   }
 };
 }  // namespace detail
@@ -64,7 +65,8 @@ auto log_softmax(const Eigen::MatrixBase<Derived>& x) {
       s[i] = exp(out(i));
     }
     node->softmax = s;
-    if (!node->x.active) return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
+    if (!node->x.active)
+      return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
     node->out_first = t.new_indices(static_cast<std::size_t>(n));
     t.push_fused(node);
     return detail::make_output<Rows, Cols>(t, node->out_first, out);

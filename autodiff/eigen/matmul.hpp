@@ -2,7 +2,9 @@
 //
 // C = A·B where A and B are Eigen matrices of double or of Var<Real>. The node stores both
 // operands' values; its reverse step is two matrix products, Ā += C̄·Bᵀ and B̄ += Aᵀ·C̄, run by
-// Eigen's GEMM. Cost: forward one GEMM; reverse up to two GEMMs; memory (m·n + n·k) values.
+// Eigen's GEMM into aligned per-thread scratch, then added to the adjoints coefficient by
+// coefficient, so the result does not depend on where the adjoints sit. Cost: forward one
+// GEMM; reverse up to two GEMMs plus one pass over each operand; memory (m·n + n·k) values.
 // With double operands it is just Eigen's product.
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/eigen/dual_matmul.hpp>
 #include <autodiff/eigen/operand.hpp>
+#include <autodiff/eigen/reverse_scratch.hpp>
 
 namespace ngvi::ad {
 
@@ -24,28 +27,24 @@ struct MatmulNode {
   MatrixOperand<Real> a;
   MatrixOperand<Real> b;
   index_t c_first;
-  Real* scratch;  // for operands whose adjoints must be scattered
 
+  // Each product goes into aligned scratch and is then added to the adjoints (see
+  // reverse_scratch.hpp): Eigen's small-product and outer-product kernels split their
+  // destination by address, so a product accumulated straight into the adjoint block would
+  // round differently at different tape positions.
   void reverse(Real* adj) const {
     using Mat = RealMatrix<Real>;
+    using ScratchMap = Eigen::Map<Mat, Eigen::AlignedMax>;
     const Eigen::Map<const Mat> G(adj + c_first, a.rows, b.cols);
     if (a.active) {
-      if (a.indices == nullptr) {
-        Eigen::Map<Mat>(adj + a.first, a.rows, a.cols).noalias() += G * b.value_map().transpose();
-      } else {
-        Eigen::Map<Mat> S(scratch, a.rows, a.cols);
-        S.noalias() = G * b.value_map().transpose();
-        a.add_to_adjoints(adj, S);
-      }
+      Real* s = reverse_scratch<Real>(0, static_cast<std::size_t>(a.size()));
+      ScratchMap(s, a.rows, a.cols).noalias() = G * b.value_map().transpose();
+      a.add_values(adj, s);
     }
     if (b.active) {
-      if (b.indices == nullptr) {
-        Eigen::Map<Mat>(adj + b.first, b.rows, b.cols).noalias() += a.value_map().transpose() * G;
-      } else {
-        Eigen::Map<Mat> S(scratch, b.rows, b.cols);
-        S.noalias() = a.value_map().transpose() * G;
-        b.add_to_adjoints(adj, S);
-      }
+      Real* s = reverse_scratch<Real>(0, static_cast<std::size_t>(b.size()));
+      ScratchMap(s, b.rows, b.cols).noalias() = a.value_map().transpose() * G;
+      b.add_values(adj, s);
     }
   }
 };
@@ -71,7 +70,8 @@ Eigen::Matrix<Var<Dual<double, K>>, Rows, Cols> dual_matmul(Tape<Dual<double, K>
   for (Eigen::Index i = 0; i < m * n; ++i) {
     c.v = cv[i];
     for (int k = 0; k < K; ++k) c.d[k] = cd[k * m * n + i];
-    out(i) = active ? Var<Real>::from_index(c, node->c_first + static_cast<index_t>(i), t) : Var<Real>(c);
+    out(i) = active ? Var<Real>::from_index(c, node->c_first + static_cast<index_t>(i), t)
+                    : Var<Real>(c);
   }
   if (active) t.push_fused(node);
   return out;
@@ -106,11 +106,6 @@ auto matmul(const Eigen::MatrixBase<DA>& A, const Eigen::MatrixBase<DB>& B) {
         Eigen::Matrix<Var<Real>, Rows, Cols> out = C.template cast<Var<Real>>();
         return out;
       }
-      const bool scatter =
-          (node->a.active && node->a.indices) || (node->b.active && node->b.indices);
-      node->scratch = scatter ? t.arena().template allocate_array<Real>(static_cast<std::size_t>(
-                                    std::max(node->a.size(), node->b.size())))
-                              : nullptr;
       node->c_first = t.new_indices(static_cast<std::size_t>(C.size()));
       t.push_fused(node);
       return detail::make_output<Rows, Cols>(t, node->c_first, C);

@@ -3,8 +3,10 @@
 // A fused node keeps, in the tape's arena, the values of each matrix operand (in the tape
 // scalar, column-major) and where the operand's adjoints live. Operands whose variables have
 // consecutive indices in column-major order — the outputs of other fused nodes, or a block
-// of the inputs — are recognised, so the reverse step adds into them with one vectorised
-// Eigen expression instead of scattering through an index list.
+// of the inputs — are recognised, so the reverse step adds into them with one vectorisable
+// loop instead of scattering through an index list. Adjoints are only ever updated through
+// add_each: coefficient by coefficient, never by an Eigen kernel whose result could depend on
+// the alignment of the adjoint block (see add_each).
 #pragma once
 
 #include <algorithm>
@@ -26,9 +28,9 @@ template <class Real>
 struct MatrixOperand {
   Eigen::Index rows = 0;
   Eigen::Index cols = 0;
-  const Real* values = nullptr;    // rows*cols, column-major
+  const Real* values = nullptr;      // rows*cols, column-major
   const index_t* indices = nullptr;  // per entry; nullptr when contiguous or constant
-  index_t first = no_index;        // first index when contiguous
+  index_t first = no_index;          // first index when contiguous
   bool active = false;
 
   Eigen::Index size() const { return rows * cols; }
@@ -36,39 +38,42 @@ struct MatrixOperand {
     return Eigen::Map<const RealMatrix<Real>>(values, rows, cols);
   }
 
-  // adj[operand] += g, for any Eigen expression g of the operand's shape. Cost: one pass.
-  template <class G>
-  void add_to_adjoints(Real* adj, const G& g) const {
+  // adj[operand coefficient k] += increment(k) for k = 0 … size() − 1 (column-major), in one
+  // plain loop. Every coefficient's increment is the same expression on every path the
+  // compiler generates (scalar or vector iterations), so the result does not depend on where
+  // the adjoints or the saved values sit — unlike an Eigen assignment into a mapped adjoint
+  // block, whose scalar prologue and packet body (split by address) may round differently.
+  // Cost: one pass.
+  template <class Increment>
+  void add_each(Real* adj, Increment&& increment) const {
     if (!active) return;
+    const Eigen::Index n = size();
     if (indices == nullptr) {
-      Eigen::Map<RealMatrix<Real>>(adj + first, rows, cols) += g;
+      Real* dst = adj + first;
+      for (Eigen::Index k = 0; k < n; ++k) dst[k] += increment(k);
     } else {
-      const auto ge = g.eval();
-      const Real* gp = ge.data();
-      for (Eigen::Index i = 0; i < size(); ++i)
-        if (indices[i] != no_index) adj[indices[i]] += gp[i];
+      for (Eigen::Index k = 0; k < n; ++k)
+        if (indices[k] != no_index) adj[indices[k]] += increment(k);
     }
   }
-  // The adjoints of the operand as a column-major matrix, gathered.
-  void gather_adjoints(const Real* adj, Real* out) const {
-    if (indices == nullptr) {
-      std::copy_n(adj + first, size(), out);
-    } else {
-      for (Eigen::Index i = 0; i < size(); ++i) out[i] = indices[i] == no_index ? Real(0.0) : adj[indices[i]];
-    }
+  // adj[operand coefficient k] += s[k]: adds an increment evaluated into scratch. Cost: one pass.
+  void add_values(Real* adj, const Real* s) const {
+    add_each(adj, [s](Eigen::Index k) { return s[k]; });
   }
 };
 
 // Copies values (unless keep_values is false) and indices (unless contiguous) of m into the
 // arena of t.
 template <class Real, class Derived>
-MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m, bool keep_values = true) {
+MatrixOperand<Real> save_operand(Tape<Real>& t, const Eigen::MatrixBase<Derived>& m,
+                                 bool keep_values = true) {
   using S = typename Derived::Scalar;
   MatrixOperand<Real> op;
   op.rows = m.rows();
   op.cols = m.cols();
   const Eigen::Index n = op.rows * op.cols;
-  Real* vals = keep_values ? t.arena().template allocate_array<Real>(static_cast<std::size_t>(n)) : nullptr;
+  Real* vals =
+      keep_values ? t.arena().template allocate_array<Real>(static_cast<std::size_t>(n)) : nullptr;
   op.values = vals;
   if constexpr (!is_var_v<S>) {
     static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, Real>,
@@ -130,7 +135,8 @@ struct common_real {
 };
 template <class S, class... Rest>
 struct common_real<S, Rest...> {
-  using type = std::conditional_t<is_var_v<S>, tape_scalar_t<S>, typename common_real<Rest...>::type>;
+  using type =
+      std::conditional_t<is_var_v<S>, tape_scalar_t<S>, typename common_real<Rest...>::type>;
 };
 template <class... S>
 using common_real_t = typename common_real<S...>::type;

@@ -1,10 +1,11 @@
 // Reductions of matrices to a scalar, each recorded as one tape entry.
 //
 // sum(M), dot(a, b), squared_norm(M) and log_sum_exp(M) over Eigen matrices of double or
-// Var<Real>. sum and squared_norm are fused nodes whose reverse step is one vectorised pass
+// Var<Real>. sum and squared_norm are fused nodes whose reverse step is one vectorisable pass
 // over the operand's adjoints (no per-coefficient operand records); dot and log_sum_exp are
 // single statements whose operands are the coefficients (2n for dot when both sides are
-// variables). Cost: one pass forward, one pass backward.
+// variables). The forward sums run in coefficient order, so no result depends on where the
+// operands sit in memory. Cost: one pass forward, one pass backward.
 #pragma once
 
 #include <cmath>
@@ -46,9 +47,11 @@ struct ReductionNode {
     const Real a = adj[out];
     if (is_zero(a)) return;
     if constexpr (Square) {
-      x.add_to_adjoints(adj, (x.value_map().array() * (2.0 * a)).matrix());
+      const Real two_a = 2.0 * a;
+      const Real* v = x.values;
+      x.add_each(adj, [v, two_a](Eigen::Index k) { return v[k] * two_a; });
     } else {
-      x.add_to_adjoints(adj, RealMatrix<Real>::Constant(x.rows, x.cols, a));
+      x.add_each(adj, [a](Eigen::Index) { return a; });
     }
   }
 };
@@ -61,7 +64,8 @@ auto reduce(const Eigen::MatrixBase<Derived>& m) {
   node->x = save_operand(t, m, Square);
   Real total(0.0);
   if constexpr (Square) {
-    for (Eigen::Index i = 0; i < node->x.size(); ++i) total += node->x.values[i] * node->x.values[i];
+    for (Eigen::Index i = 0; i < node->x.size(); ++i)
+      total += node->x.values[i] * node->x.values[i];
   } else {
     for (Eigen::Index j = 0; j < m.cols(); ++j)
       for (Eigen::Index i = 0; i < m.rows(); ++i) total += m.derived().coeff(i, j).value();
@@ -114,8 +118,10 @@ auto dot(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
   } else {
     using Real = detail::common_real_t<SA, SB>;
     auto value = [](const auto& s) -> Real {
-      if constexpr (is_var_v<std::decay_t<decltype(s)>>) return s.value();
-      else return Real(s);
+      if constexpr (is_var_v<std::decay_t<decltype(s)>>)
+        return s.value();
+      else
+        return Real(s);
     };
     Tape<Real>& t = active_tape<Real>();
     Real total(0.0);

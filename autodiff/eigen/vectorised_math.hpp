@@ -9,10 +9,18 @@
 // log(u) − ((u − 1) − e)/u with u = 1 + e, which cancels the rounding of u. The errors stay
 // within a few ulp (checked in test/autodiff/eigen/vectorised_math_test.cpp). Other
 // functions fall back to the scalar definitions in elementary.hpp.
+//
+// The kernels give the same bits wherever their arrays sit. Eigen splits a vectorised loop
+// into a scalar prologue, a packet body and a scalar tail by the address of the destination,
+// and the scalar and packet versions of exp, log or a multiply-add need not round alike; so
+// every kernel copies its input, chunk by chunk, into an aligned array (Chunk), computes there
+// — the split then depends on the chunk length alone — and copies the results out. The copies
+// stay in L1 and cost little next to the exp or log they protect.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -23,110 +31,147 @@ namespace ngvi::ad::detail {
 using ArrayMap = Eigen::Map<Eigen::ArrayXd>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXd>;
 
-// Works in chunks that stay in L1 and need no heap memory.
-inline void vec_tanh(ConstArrayMap x, ArrayMap out) {
-  constexpr Eigen::Index chunk = 256;
-  using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, chunk, 1>;
-  for (Eigen::Index s = 0; s < x.size(); s += chunk) {
-    const Eigen::Index len = std::min(chunk, x.size() - s);
-    const auto xs = x.segment(s, len);
-    const Chunk x2 = xs * xs;
-    // Odd Taylor series of tanh to x^19; for |x| < 0.125 the truncation is below 1e-17.
-    const Chunk series =
-        xs * (1.0 + x2 * (-1.0 / 3 + x2 * (2.0 / 15 + x2 * (-17.0 / 315 + x2 * (62.0 / 2835 +
-            x2 * (-1382.0 / 155925 + x2 * (21844.0 / 6081075 + x2 * (-929569.0 / 638512875 +
-            x2 * (6404582.0 / 10854718875.0)))))))));
-    const Chunk closed = 1.0 - 2.0 / ((2.0 * xs).exp() + 1.0);
-    out.segment(s, len) = (xs.abs() < 0.125).select(series, closed);
-  }
+// The unit of work: 256 doubles, in L1, on the stack, aligned by Eigen for its packets.
+inline constexpr Eigen::Index math_chunk = 256;
+using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, math_chunk, 1>;
+
+// The functions with a vectorised kernel (value and first two derivatives); the others go
+// coefficient by coefficient through their scalar definitions.
+template <class Op>
+inline constexpr bool has_vectorised_kernel =
+    std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
+    std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
+    std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt> || std::is_same_v<Op, fn::Sin> ||
+    std::is_same_v<Op, fn::Cos>;
+
+inline Chunk tanh_chunk(const Chunk& x) {
+  const Chunk x2 = x * x;
+  // Odd Taylor series of tanh to x^19; for |x| < 0.125 the truncation is below 1e-17.
+  const Chunk series =
+      x * (1.0 + x2 * (-1.0 / 3 +
+                       x2 * (2.0 / 15 +
+                             x2 * (-17.0 / 315 +
+                                   x2 * (62.0 / 2835 +
+                                         x2 * (-1382.0 / 155925 +
+                                               x2 * (21844.0 / 6081075 +
+                                                     x2 * (-929569.0 / 638512875 +
+                                                           x2 * (6404582.0 / 10854718875.0)))))))));
+  const Chunk closed = 1.0 - 2.0 / ((2.0 * x).exp() + 1.0);
+  return (x.abs() < 0.125).select(series, closed);
 }
 
-// sin(x) and cos(x) together; sp or cp may be null. sp/cp may equal xp.
-inline void vec_sin_cos(const double* xp, double* sp, double* cp, Eigen::Index n) {
-  constexpr Eigen::Index chunk = 256;
-  using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, chunk, 1>;
+// sin(x) and cos(x) together.
+inline void sin_cos_chunk(const Chunk& x, Chunk& sv, Chunk& cv) {
   // π/2 in three parts: the first two have trailing zero bits, so q·part is exact for |q| < 2^20.
   constexpr double pio2_1 = 1.57079632673412561417e+00, pio2_2 = 6.07710050630396597660e-11,
                    pio2_3 = 2.02226624879595063154e-21, two_over_pi = 6.36619772367581382433e-01;
-  for (Eigen::Index s = 0; s < n; s += chunk) {
-    const Eigen::Index len = std::min(chunk, n - s);
-    const Chunk x = ConstArrayMap(xp + s, len);
-    const Chunk q = (x * two_over_pi).round();
-    const Chunk r = ((x - q * pio2_1) - q * pio2_2) - q * pio2_3;
-    const Chunk z = r * r;
-    const Chunk sr =
-        r + r * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03 +
-            z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06 +
-            z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
-    const Chunk cr =
-        1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 +
-            z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07 +
-            z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
-    // Quadrant k = q mod 4: sin x = (sr, cr, −sr, −cr)[k], cos x = (cr, −sr, −cr, sr)[k].
-    const Chunk k = q - 4.0 * (q * 0.25).floor();
-    const Chunk swap_sin = (k == 1.0 || k == 3.0).select(cr, sr);
-    const Chunk swap_cos = (k == 1.0 || k == 3.0).select(sr, cr);
-    Chunk sv = (k >= 2.0).select(-swap_sin, swap_sin);
-    Chunk cv = (k == 1.0 || k == 2.0).select(-swap_cos, swap_cos);
-    if ((x.abs() > 1048576.0).any() || !x.isFinite().all()) {
-      for (Eigen::Index i = 0; i < len; ++i) {
-        if (!(std::abs(x[i]) <= 1048576.0)) {
-          sv[i] = std::sin(x[i]);
-          cv[i] = std::cos(x[i]);
-        }
+  const Chunk q = (x * two_over_pi).round();
+  const Chunk r = ((x - q * pio2_1) - q * pio2_2) - q * pio2_3;
+  const Chunk z = r * r;
+  const Chunk sr =
+      r + r * z *
+              (-1.66666666666666324348e-01 +
+               z * (8.33333333332248946124e-03 +
+                    z * (-1.98412698298579493134e-04 +
+                         z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
+                                                                z * 1.58969099521155010221e-10)))));
+  const Chunk cr =
+      1.0 - 0.5 * z +
+      z * z *
+          (4.16666666666666019037e-02 +
+           z * (-1.38888888888741095749e-03 +
+                z * (2.48015872894767294178e-05 +
+                     z * (-2.75573143513906633035e-07 +
+                          z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+  // Quadrant k = q mod 4: sin x = (sr, cr, −sr, −cr)[k], cos x = (cr, −sr, −cr, sr)[k].
+  const Chunk k = q - 4.0 * (q * 0.25).floor();
+  const Chunk swap_sin = (k == 1.0 || k == 3.0).select(cr, sr);
+  const Chunk swap_cos = (k == 1.0 || k == 3.0).select(sr, cr);
+  sv = (k >= 2.0).select(-swap_sin, swap_sin);
+  cv = (k == 1.0 || k == 2.0).select(-swap_cos, swap_cos);
+  if ((x.abs() > 1048576.0).any() || !x.isFinite().all()) {
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      if (!(std::abs(x[i]) <= 1048576.0)) {
+        sv[i] = std::sin(x[i]);
+        cv[i] = std::cos(x[i]);
       }
     }
-    if (sp) ArrayMap(sp + s, len) = sv;
-    if (cp) ArrayMap(cp + s, len) = cv;
   }
 }
 
-// log1p_exp(x) = log(1 + e^x) and its derivative logistic(x); dp may be null.
-inline void vec_log1p_exp(const double* xp, double* fp, double* dp, Eigen::Index n) {
-  constexpr Eigen::Index chunk = 256;
-  using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, chunk, 1>;
-  for (Eigen::Index s = 0; s < n; s += chunk) {
-    const Eigen::Index len = std::min(chunk, n - s);
-    const Chunk x = ConstArrayMap(xp + s, len);
+// f = f(x), and d1 = f'(x), d2 = f''(x) when D1, D2 (D2 implies D1) on one aligned chunk. The
+// second derivatives are closed forms in f and f'.
+template <class Op, bool D1, bool D2>
+void chunk_kernel(const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  if constexpr (std::is_same_v<Op, fn::Tanh>) {
+    f = tanh_chunk(x);
+    if constexpr (D1) d1 = 1.0 - f * f;
+    if constexpr (D2) d2 = -2.0 * f * d1;
+  } else if constexpr (std::is_same_v<Op, fn::Exp>) {
+    f = x.exp();
+    if constexpr (D1) d1 = f;
+    if constexpr (D2) d2 = f;
+  } else if constexpr (std::is_same_v<Op, fn::Log>) {
+    f = x.log();
+    if constexpr (D1) d1 = 1.0 / x;
+    if constexpr (D2) d2 = -1.0 / (x * x);
+  } else if constexpr (std::is_same_v<Op, fn::Logistic>) {
+    f = 1.0 / (1.0 + (-x).exp());
+    if constexpr (D1) d1 = f * (1.0 - f);
+    if constexpr (D2) d2 = d1 * (1.0 - 2.0 * f);
+  } else if constexpr (std::is_same_v<Op, fn::Log1pExp>) {
+    // log(1 + e^x) = max(x, 0) + log1p(e^−|x|), log1p(e) = log(u) − ((u − 1) − e)/u with
+    // u = 1 + e; the derivative is logistic(x).
     const Chunk e = (-x.abs()).exp();  // in (0, 1]
     const Chunk u = 1.0 + e;
     const Chunk inv = 1.0 / u;
-    if (dp) ArrayMap(dp + s, len) = (x >= 0.0).select(inv, e * inv);
-    ArrayMap(fp + s, len) = x.max(0.0) + (u.log() - ((u - 1.0) - e) * inv);
+    f = x.max(0.0) + (u.log() - ((u - 1.0) - e) * inv);
+    if constexpr (D1) d1 = (x >= 0.0).select(inv, e * inv);
+    if constexpr (D2) d2 = d1 * (1.0 - d1);
+  } else if constexpr (std::is_same_v<Op, fn::Sin>) {
+    Chunk c;
+    sin_cos_chunk(x, f, c);
+    if constexpr (D1) d1 = c;
+    if constexpr (D2) d2 = -f;
+  } else if constexpr (std::is_same_v<Op, fn::Cos>) {
+    Chunk s;
+    sin_cos_chunk(x, s, f);
+    if constexpr (D1) d1 = -s;
+    if constexpr (D2) d2 = -f;
+  } else if constexpr (std::is_same_v<Op, fn::Square>) {
+    f = x * x;
+    if constexpr (D1) d1 = 2.0 * x;
+    if constexpr (D2) d2.setConstant(x.size(), 2.0);
+  } else {
+    static_assert(std::is_same_v<Op, fn::Sqrt>,
+                  "chunk_kernel: no vectorised kernel for this function");
+    f = x.sqrt();
+    if constexpr (D1) d1 = 0.5 / f;
+    if constexpr (D2) d2 = -d1 * d1 / f;
   }
 }
 
-// f(x) and f'(x) for an elementary function over n doubles. fp may equal xp (in place):
-// every branch reads x before it writes f.
+// Runs chunk_kernel over n coefficients: copy in, compute on aligned chunks, copy out. fp may
+// equal xp (each chunk is read before it is written).
+template <class Op, bool D1, bool D2>
+void run_chunks(const double* xp, double* fp, double* d1p, double* d2p, Eigen::Index n) {
+  static_assert(D1 || !D2, "run_chunks: a second derivative needs the first");
+  for (Eigen::Index s = 0; s < n; s += math_chunk) {
+    const Eigen::Index len = std::min(math_chunk, n - s);
+    const Chunk x = ConstArrayMap(xp + s, len);
+    Chunk f(len), d1, d2;
+    chunk_kernel<Op, D1, D2>(x, f, d1, d2);
+    ArrayMap(fp + s, len) = f;
+    if constexpr (D1) ArrayMap(d1p + s, len) = d1;
+    if constexpr (D2) ArrayMap(d2p + s, len) = d2;
+  }
+}
+
+// f(x) and f'(x) for an elementary function over n doubles. fp may equal xp (in place).
 template <class Op>
 inline void eval_with_derivative(const double* xp, double* fp, double* dp, Eigen::Index n) {
-  ConstArrayMap x(xp, n);
-  ArrayMap f(fp, n), d(dp, n);
-  if constexpr (std::is_same_v<Op, fn::Tanh>) {
-    vec_tanh(x, f);
-    d = 1.0 - f * f;
-  } else if constexpr (std::is_same_v<Op, fn::Exp>) {
-    f = x.exp();
-    d = f;
-  } else if constexpr (std::is_same_v<Op, fn::Log>) {
-    d = 1.0 / x;
-    f = x.log();
-  } else if constexpr (std::is_same_v<Op, fn::Logistic>) {
-    f = 1.0 / (1.0 + (-x).exp());
-    d = f * (1.0 - f);
-  } else if constexpr (std::is_same_v<Op, fn::Log1pExp>) {
-    vec_log1p_exp(xp, fp, dp, n);
-  } else if constexpr (std::is_same_v<Op, fn::Sin>) {
-    vec_sin_cos(xp, fp, dp, n);
-  } else if constexpr (std::is_same_v<Op, fn::Cos>) {
-    vec_sin_cos(xp, dp, fp, n);
-    d = -d;
-  } else if constexpr (std::is_same_v<Op, fn::Square>) {
-    d = 2.0 * x;
-    f = x * x;
-  } else if constexpr (std::is_same_v<Op, fn::Sqrt>) {
-    f = x.sqrt();
-    d = 0.5 / f;
+  if constexpr (has_vectorised_kernel<Op>) {
+    run_chunks<Op, true, false>(xp, fp, dp, nullptr, n);
   } else {
     for (Eigen::Index i = 0; i < n; ++i) {
       const double xi = xp[i];
@@ -136,63 +181,23 @@ inline void eval_with_derivative(const double* xp, double* fp, double* dp, Eigen
   }
 }
 
-// f, f' and f'' over n doubles, for the dual (forward-over-reverse) elementwise nodes. The
-// vectorised branches use closed forms of f'' in terms of f and f'; other functions go
-// through one Dual<double, 1> evaluation of f' per coefficient.
+// f, f' and f'' over n doubles, for the dual (forward-over-reverse) elementwise nodes; only
+// for the functions with a vectorised kernel (the others go through Dual arithmetic).
 template <class Op>
 inline void eval_with_two_derivatives(const double* xp, double* fp, double* d1p, double* d2p,
                                       Eigen::Index n) {
-  constexpr bool vectorised =
-      std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
-      std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
-      std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt> ||
-      std::is_same_v<Op, fn::Sin> || std::is_same_v<Op, fn::Cos>;
-  if constexpr (vectorised) {
-    ConstArrayMap x(xp, n);
-    ArrayMap f(fp, n), d1(d1p, n), d2(d2p, n);
-    if constexpr (std::is_same_v<Op, fn::Log>) d2 = -1.0 / (x * x);
-    if constexpr (std::is_same_v<Op, fn::Square>) d2.setConstant(2.0);
-    eval_with_derivative<Op>(xp, fp, d1p, n);
-    if constexpr (std::is_same_v<Op, fn::Tanh>) d2 = -2.0 * f * d1;
-    if constexpr (std::is_same_v<Op, fn::Exp>) d2 = f;
-    if constexpr (std::is_same_v<Op, fn::Logistic>) d2 = d1 * (1.0 - 2.0 * f);
-    if constexpr (std::is_same_v<Op, fn::Log1pExp>) d2 = d1 * (1.0 - d1);
-    if constexpr (std::is_same_v<Op, fn::Sqrt>) d2 = -d1 * d1 / f;
-    if constexpr (std::is_same_v<Op, fn::Sin> || std::is_same_v<Op, fn::Cos>) d2 = -f;
-  } else {
-    (void)xp;
-    (void)fp;
-    (void)d1p;
-    (void)d2p;
-    (void)n;
-  }
+  static_assert(has_vectorised_kernel<Op>,
+                "ngvi::ad::detail::eval_with_two_derivatives: only for the vectorised functions");
+  run_chunks<Op, true, true>(xp, fp, d1p, d2p, n);
 }
 
-// f(x) only.
+// f(x) only. fp may equal xp.
 template <class Op>
 inline void eval_value(const double* xp, double* fp, Eigen::Index n) {
-  ConstArrayMap x(xp, n);
-  ArrayMap f(fp, n);
-  if constexpr (std::is_same_v<Op, fn::Tanh>) {
-    vec_tanh(x, f);
-  } else if constexpr (std::is_same_v<Op, fn::Exp>) {
-    f = x.exp();
-  } else if constexpr (std::is_same_v<Op, fn::Log>) {
-    f = x.log();
-  } else if constexpr (std::is_same_v<Op, fn::Logistic>) {
-    f = 1.0 / (1.0 + (-x).exp());
-  } else if constexpr (std::is_same_v<Op, fn::Log1pExp>) {
-    vec_log1p_exp(xp, fp, nullptr, n);
-  } else if constexpr (std::is_same_v<Op, fn::Sin>) {
-    vec_sin_cos(xp, fp, nullptr, n);
-  } else if constexpr (std::is_same_v<Op, fn::Cos>) {
-    vec_sin_cos(xp, nullptr, fp, n);
-  } else if constexpr (std::is_same_v<Op, fn::Square>) {
-    f = x * x;
-  } else if constexpr (std::is_same_v<Op, fn::Sqrt>) {
-    f = x.sqrt();
+  if constexpr (has_vectorised_kernel<Op>) {
+    run_chunks<Op, false, false>(xp, fp, nullptr, nullptr, n);
   } else {
-    for (Eigen::Index i = 0; i < n; ++i) f[i] = Op::f(x[i]);
+    for (Eigen::Index i = 0; i < n; ++i) fp[i] = Op::f(xp[i]);
   }
 }
 

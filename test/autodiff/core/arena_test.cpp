@@ -62,6 +62,21 @@ BOOST_AUTO_TEST_CASE(alignment_beyond_max_align_t_is_honoured) {
   BOOST_TEST(misaligned == 0);
 }
 
+BOOST_AUTO_TEST_CASE(arrays_start_on_the_simd_boundary_whatever_came_before) {
+  // Fused nodes' kernels must see the same alignment wherever in the arena a node sits.
+  ngvi::ad::Arena arena(512);
+  int misaligned = 0;
+  for (std::size_t before = 1; before <= 200; ++before) {
+    arena.allocate(before, 1);
+    if (!aligned(arena.allocate_array<double>(before % 13), ngvi::ad::Arena::array_alignment))
+      ++misaligned;
+    if (!aligned(arena.allocate_array<std::uint32_t>(3), ngvi::ad::Arena::array_alignment))
+      ++misaligned;
+  }
+  BOOST_TEST(misaligned == 0);
+  BOOST_TEST(ngvi::ad::Arena::array_alignment % 64 == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(rewind_reuses_the_same_memory_and_keeps_blocks) {
   ngvi::ad::Arena arena(256);
   arena.allocate(40);
