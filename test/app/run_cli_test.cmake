@@ -1,14 +1,15 @@
 # One end-to-end test of the ngvi executable, run by CTest as
 #   cmake -DNGVI_EXE=<ngvi> -DWORK=<scratch dir> -DARGS=<a^^b^^c> -DEXIT=<code>
 #         [-DSTDOUT=<regex^^...>] [-DSTDERR=<regex^^...>] [-DNOT_OUTPUT=<regex^^...>]
-#         [-DFILES=<path^^regex^^path^^regex...>] [-DABSENT=<path^^...>] -P run_cli_test.cmake
+#         [-DFILES=<path^^regex^^path^^regex...>] [-DABSENT=<path^^...>] [-DENV=<NAME=value^^...>]
+#         -P run_cli_test.cmake
 #
 # Lists are joined with "^^" (CTest would split ';'). In ARGS, FILES and ABSENT, @WORK@ stands
 # for the scratch folder, which is emptied first and is the working directory of the run.
 # Checks: the exit code equals EXIT; every STDOUT / STDERR regex matches that stream; no
 # NOT_OUTPUT regex matches either stream; each FILES path exists and matches its regex; each
-# ABSENT path does not exist (nothing half-written). Prints the command, both streams and what
-# failed.
+# ABSENT path does not exist (nothing half-written). ENV sets environment variables for the run.
+# Prints the command, both streams and what failed.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(_v NGVI_EXE WORK EXIT)
@@ -26,7 +27,12 @@ endfunction()
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 _split(_args "${ARGS}")
-execute_process(COMMAND "${NGVI_EXE}" ${_args}
+set(_env "")
+if(DEFINED ENV AND NOT "${ENV}" STREQUAL "")
+  _split(_env_list "${ENV}")
+  set(_env "${CMAKE_COMMAND}" -E env ${_env_list})
+endif()
+execute_process(COMMAND ${_env} "${NGVI_EXE}" ${_args}
                 WORKING_DIRECTORY "${WORK}"
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err
                 TIMEOUT 600)

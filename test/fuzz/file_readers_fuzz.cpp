@@ -1,0 +1,119 @@
+// libFuzzer target: random bytes into the tool's file readers — the CSV reader
+// (app/io/csv_table.hpp), `ngvi fit`'s input path (app/io/training_table.hpp: CSV + target
+// column + checks) and the UCI-folder loader (nn/data_loader.hpp: load_uci_split,
+// uci_hidden_units, uci_split_count).
+//
+// Input layout: the first byte picks the reader (mod 3); the rest is
+//   0  the CSV file;
+//   1  the target column's name, a line break, then the CSV file;
+//   2  the files of a UCI folder separated by the byte 0x1e: data.txt, index_features.txt,
+//      index_target.txt, index_train_0.txt, index_test_0.txt, n_hidden.txt (missing parts:
+//      the file is absent).
+// The contract checked: a reader returns, or throws nn::DataError whose message is printable
+// ASCII (random bytes escaped). Any other exception, a crash, a hang, a leak or undefined
+// behaviour (ASan + UBSan) is a finding. Built by the `fuzz` preset (clang, -fsanitize=fuzzer);
+// .ci/run runs it for 60 s on the seeds in test/fuzz/corpus/.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <app/io/csv_table.hpp>
+#include <app/io/training_table.hpp>
+#include <unistd.h>
+
+#include <nn/data_error.hpp>
+#include <nn/data_loader.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scratch folder for this process under $TMPDIR, made once. libFuzzer ends the process
+// without running exit handlers, so the caller removes it (.ci/run points TMPDIR at its own
+// scratch folder, which it deletes).
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("ngvi-fuzz-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+void write(const fs::path& p, std::string_view bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+[[noreturn]] void finding(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "ngvi fuzz finding: %s: %s\n", what,
+               ngvi::nn::quote_bytes(detail, 400).c_str());
+  std::abort();
+}
+
+void check_message(const ngvi::nn::DataError& e) {
+  for (const char c : std::string_view(e.what()))
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+      finding("a DataError message holds a raw byte", e.what());
+}
+
+void run(std::uint8_t mode, std::string_view rest) {
+  const fs::path& dir = scratch();
+  if (mode == 0) {
+    write(dir / "table.csv", rest);
+    const ngvi::app::CsvTable t = ngvi::app::read_csv_table(dir / "table.csv");
+    if (t.values.rows() != static_cast<Eigen::Index>(t.lines.size()) ||
+        t.values.cols() != static_cast<Eigen::Index>(t.names.size()))
+      finding("inconsistent CsvTable shape", std::string(rest));
+  } else if (mode == 1) {
+    const std::size_t eol = rest.find('\n');
+    const std::string target(rest.substr(0, eol));
+    write(dir / "train.csv",
+          eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1));
+    const ngvi::app::TrainingTable t = ngvi::app::load_training_table(dir / "train.csv", target);
+    if (t.data.X.rows() != t.data.Y.rows() ||
+        t.data.X.cols() + 1 != static_cast<Eigen::Index>(t.input_names.size()) + 1)
+      finding("inconsistent TrainingTable shape", std::string(rest));
+  } else {
+    const fs::path uci = dir / "uci";
+    fs::remove_all(uci);
+    fs::create_directories(uci);
+    const char* names[] = {"data.txt",          "index_features.txt", "index_target.txt",
+                           "index_train_0.txt", "index_test_0.txt",   "n_hidden.txt"};
+    std::size_t start = 0;
+    for (const char* name : names) {
+      if (start > rest.size()) break;
+      const std::size_t end = rest.find('\x1e', start);
+      write(uci / name, rest.substr(start, end == std::string_view::npos ? std::string_view::npos
+                                                                         : end - start));
+      start = end == std::string_view::npos ? rest.size() + 1 : end + 1;
+    }
+    (void)ngvi::nn::uci_split_count(uci);
+    (void)ngvi::nn::uci_hidden_units(uci);
+    const ngvi::nn::UciSplit s = ngvi::nn::load_uci_split(uci, 0);
+    if (s.train.X.cols() != s.test.X.cols())
+      finding("train and test widths differ", std::string(rest));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  try {
+    run(static_cast<std::uint8_t>(data[0] % 3), rest);
+  } catch (const ngvi::nn::DataError& e) {
+    check_message(e);
+  } catch (const std::exception& e) {
+    finding("an exception other than nn::DataError", e.what());
+  }
+  return 0;
+}
