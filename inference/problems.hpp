@@ -5,6 +5,8 @@
 // predictive (inference/predictive.hpp) needs.
 #pragma once
 
+#include <inference/problems/bayesian_linear_regression.hpp>
+#include <inference/problems/logistic_regression_2d.hpp>
 #include <inference/problems/regression_1d_gap.hpp>
 #include <inference/problems/two_moons.hpp>
 #include <inference/problems/uci_regression.hpp>
