@@ -11,9 +11,12 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch.hpp>
+#include <inference/natural_gradient.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
+#include <inference/posterior/factored_precision.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <inference/posterior/posterior_concept.hpp>
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
+#include <inference/von.hpp>

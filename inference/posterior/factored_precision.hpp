@@ -1,0 +1,102 @@
+// FactoredPrecision<C>: the precision of a Gaussian q kept together with its factorisation, the
+// state the natural-gradient methods (VON, VOGN) update in place.
+//
+// `Covariance` names the family: full (Λ a P×P matrix, factored Λ = L Lᵀ by Cholesky) or diagonal
+// (Λ a vector, "factored" by checking its entries). A method forms the new precision and calls
+// factorize(): false means "not finite and positive definite" (the method's remedy decides what
+// to do), true means the factor is ready for the natural-gradient solve Λ⁻¹v and for sampling
+// θ = μ + L⁻ᵀε — the formulas of FullGaussian / DiagonalGaussian, so a method factors Λ once per
+// step. first_non_finite() names the parameter (row) of the first non-finite entry, for the fit
+// loop's failure message. Cost: factorize is P³/3 flops (full) or O(P) (diagonal).
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include <inference/posterior/diagonal_gaussian.hpp>
+#include <inference/posterior/full_gaussian.hpp>
+
+namespace ngvi::vi {
+
+// The covariance structure of q: a full P×P precision, or a diagonal one (mean field).
+enum class Covariance { full, diagonal };
+
+template <Covariance C>
+class FactoredPrecision {
+ public:
+  static constexpr bool full = C == Covariance::full;
+  // Λ: a P×P matrix, or its P diagonal entries.
+  using matrix_type = std::conditional_t<full, Eigen::MatrixXd, Eigen::VectorXd>;
+  using posterior_type = std::conditional_t<full, FullGaussian, DiagonalGaussian>;
+
+  // c·I in this family's representation. Cost: O(P²) (full), O(P) (diagonal).
+  static matrix_type scaled_identity(Eigen::Index p, double c) {
+    if constexpr (full)
+      return c * Eigen::MatrixXd::Identity(p, p);
+    else
+      return Eigen::VectorXd::Constant(p, c);
+  }
+  // m + c·I in place. Cost: O(P).
+  static void add_identity(matrix_type& m, double c) {
+    if constexpr (full)
+      m.diagonal().array() += c;
+    else
+      m.array() += c;
+  }
+  // The row (parameter index) of the first non-finite entry, scanning column by column.
+  // Cost: O(P²) (full), O(P) (diagonal).
+  static std::optional<Eigen::Index> first_non_finite(const matrix_type& m) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i)
+        if (!std::isfinite(m(i, j))) return i;
+    return std::nullopt;
+  }
+
+  // Stores Λ and factors it. Returns false, leaving the factor unusable, if Λ is not finite and
+  // positive definite. Only the lower triangle of a full Λ is read. Cost: P³/3 flops (full), O(P).
+  bool factorize(matrix_type precision) {
+    lambda_ = std::move(precision);
+    if (!lambda_.allFinite()) return ok_ = false;
+    if constexpr (full) {
+      llt_.compute(lambda_);
+      ok_ = llt_.info() == Eigen::Success;
+    } else {
+      ok_ = (lambda_.array() > 0.0).all();
+    }
+    return ok_;
+  }
+  // Whether the last factorize() succeeded.
+  bool ok() const { return ok_; }
+  const matrix_type& matrix() const { return lambda_; }
+
+  // Λ⁻¹v by two triangular solves, or a division. Cost: 2P² flops (full), O(P) (diagonal).
+  Eigen::VectorXd solve(const Eigen::VectorXd& v) const {
+    if constexpr (full)
+      return llt_.solve(v);
+    else
+      return v.cwiseQuotient(lambda_);
+  }
+  // L⁻ᵀε: a draw from N(0, Λ⁻¹) for ε ~ N(0, I). Cost: P² flops (full), O(P) (diagonal).
+  Eigen::VectorXd sample_offset(const Eigen::VectorXd& eps) const {
+    if constexpr (full)
+      return llt_.matrixU().solve(eps);
+    else
+      return (eps.array() / lambda_.array().sqrt()).matrix();
+  }
+  // q = N(mean, (scale·Λ)⁻¹). Cost: one Cholesky (full), O(P) (diagonal).
+  posterior_type posterior(const Eigen::VectorXd& mean, double scale = 1.0) const {
+    return posterior_type(mean, scale * lambda_);
+  }
+
+ private:
+  matrix_type lambda_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  bool ok_ = false;
+};
+
+}  // namespace ngvi::vi

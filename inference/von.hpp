@@ -1,0 +1,388 @@
+// VON, variational online Newton (seed 000, eqs. VON_Sigma / VON_mu; DESIGN.md "The algorithms"):
+// natural-gradient VI with a Gaussian q = N(μ, Λ⁻¹) and the EXACT Hessian of the loss.
+//
+// One step on the minibatch B (M = |B| examples of N), at iteration t with α = α(t), β = β(t):
+//   θₛ ~ q, s = 1..S, θ = μ + L⁻ᵀε with Λ = LLᵀ          (S = 0: the single point θ = μ)
+//   ĝ = (1/S) Σₛ (1/M) Σ_{i∈B} ∇ℓᵢ(θₛ)
+//   Ĥ = (1/S) Σₛ (1/M) Σ_{i∈B} ∇²ℓᵢ(θₛ)                   (exact: forward-over-reverse on the span)
+//   Λ ← (1−β) Λ + β (N Ĥ / λ + δI)                         (VON_Sigma)
+//   μ ← μ − α Λ⁻¹ (N ĝ / λ + δμ)                           (VON_mu, with the NEW Λ)
+// with prior N(0, δ⁻¹I) and KL weight λ. With λ = 1 these are the seed's equations letter for
+// letter (α = β is the seed's pure rule; separate α and β are DESIGN.md's). Diagonal VON
+// (Covariance::diagonal, the mean-field family) is the same update on Λ = diag(λ₁..λ_P) with diag Ĥ
+// in place of Ĥ and an elementwise division for Λ⁻¹ — the exact natural gradient of the mean-field
+// ELBO.
+//
+// Where λ enters (derived, and a deliberate deviation from the "tempered" form Λ ← (1−β)Λ +
+// β(NĤ + λδI) seen in later VOGN papers). The objective is the ELBO with weight λ on the KL,
+//   L(q) = E_q[log p(D|θ)] − λ KL(q ‖ p₀) = λ (E_q[(1/λ) log p(D|θ)] − KL(q ‖ p₀)),
+// i.e. λ times ordinary VI with the likelihood raised to 1/λ. The natural-gradient step on q's
+// natural parameters η = (Λμ, −½Λ) for ordinary VI is (seed 000, eq. BLR)
+// η ← (1−β)η + β(η₀ + ∇_m E_q[log p̃(D|θ)]); with p̃ = p^{1/λ}, Bonnet's and Price's theorems
+// (E_q[∇ log p] = −N E_q[g], ∇_Σ E_q[log p] = −½ N E_q[H]) and η₀ = (0, −½δI), its second
+// component reads Λ ← (1−β)Λ + β(N E_q[H]/λ + δI) and its first, after subtracting the
+// second times μ, μ ← μ − β Λ⁻¹(N E_q[g]/λ + δμ). The stationary point of L satisfies exactly
+// N E_q[g] + λδμ = 0 and Λ = N E_q[H]/λ + δI, which is what the fixed point of this update is,
+// and what the history's ELBO (elbo.hpp, E_q[log p] − λ KL) measures. The tempered form is the
+// same algorithm written for λΛ: multiplying the update by λ gives λΛ ← (1−β)λΛ + β(NĤ + λδI)
+// with an identical μ, so the means agree step by step and only q's precision differs, by the
+// factor λ. So: λ divides N (N/λ is the effective data size); λ = 1 is proper VI.
+//
+// Approximations, each by name:
+//   * Monte Carlo: E_q[∇ℓ], E_q[∇²ℓ] by S samples θₛ ~ q (S = 0: at the mean, a delta-method
+//     approximation, exact for a quadratic loss, and the setting in which one β = 1 step reaches
+//     the Bayesian-linear-regression posterior).
+//   * Minibatch: Σᵢ over all N examples ≈ (N/M) Σ_{i∈B}.
+//   * Separate rates α (mean) and β (precision) with schedules; α = β is the exact natural step.
+//   * Indefinite Hessians: away from a minimum Ĥ can be indefinite and Λ non-positive-definite.
+//     Λ is never allowed to become so silently: `remedy` chooses what happens, and each firing
+//     is counted in Counters under von_remedy_name(remedy) (see VonRemedy).
+//
+// Cost per step: S exact minibatch Hessians (⌈P/8⌉ forward-over-reverse recordings of the batch
+// loss over M examples each, on the calling thread; the gradient comes with them), one Cholesky
+// of Λ (P³/3 flops; its factor serves the solve and the next step's samples, so Λ is never
+// inverted), plus one eigendecomposition of Ĥ (≈ 9P³ flops) per step under clip_eigenvalues, or
+// extra Cholesky factorisations / a GGN only on the steps where the cheap check fails.
+// Diagonal VON: the same Hessians (a Hessian's diagonal costs as much as the Hessian in
+// forward-over-reverse mode) and O(P) algebra.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+
+#include <inference/fit.hpp>
+#include <inference/fit_result.hpp>
+#include <inference/loop_options.hpp>
+#include <inference/natural_gradient.hpp>
+#include <inference/posterior/factored_precision.hpp>
+#include <inference/random.hpp>
+#include <inference/schedule.hpp>
+#include <nn/curvature/concepts.hpp>
+#include <nn/curvature/ggn.hpp>
+#include <nn/curvature/hessian.hpp>
+
+namespace ngvi::vi {
+
+// What VON does when the exact Hessian would make Λ non-positive-definite. Every remedy keeps Λ
+// positive definite; each counts the steps on which it fired (Counters::times_fired with
+// von_remedy_name(remedy)). All but clip_eigenvalues detect the problem by the Cholesky
+// factorisation of the new Λ, which the step computes anyway, so they cost nothing on steps
+// where Λ stays positive definite.
+enum class VonRemedy {
+  // Replace Ĥ by V max(D, eigenvalue_floor) Vᵀ (its eigendecomposition Ĥ = V D Vᵀ) on every step,
+  // so NĤ/λ + δI ⪰ δI and Λ ⪰ min(Λ₀, δI) stays positive definite without a check. Fires on the
+  // steps where an eigenvalue was below the floor. Costs one eigendecomposition per step. This
+  // is what the PyTorch reference (peers/vi, "clip_H") does. Diagonal VON clips the entries of
+  // diag Ĥ (no eigendecomposition).
+  clip_eigenvalues,
+  // Damp the step: if the Cholesky of the new Λ fails, halve β (for the precision update only;
+  // α is unchanged) and retry, up to max_step_halvings times; since the old Λ is positive
+  // definite a small enough β always succeeds. If all halvings fail, the step is rejected.
+  damp_step,
+  // If the Cholesky of the new Λ fails, add ρI to it, ρ = damping·δ, then 10ρ, 100ρ, ... until it
+  // succeeds (at most max_damping_increases times, else the run stops with an error). The added
+  // damping stays in Λ (a later step forgets it at rate β).
+  add_damping,
+  // If the Cholesky of the new Λ fails, reject the whole step: μ and Λ stay as they were.
+  reject_step,
+  // If the Cholesky of the new Λ fails, redo this step's curvature with the generalized
+  // Gauss-Newton matrix (nn::ggn on the same minibatch at the same θₛ; positive semi-definite
+  // for the likelihoods of nn/, so the new Λ ⪰ (1−β)Λ + βδI). Needs a model with outputs and a
+  // likelihood (nn::Supervised); checked when the method is constructed.
+  ggn_fallback,
+  // No remedy: if the Cholesky of the new Λ fails, stop the run by throwing std::runtime_error
+  // naming the iteration. For studying how often the exact update breaks down.
+  fail,
+};
+
+// The Counters key under which a remedy's firings are counted.
+inline const char* von_remedy_name(VonRemedy r) {
+  switch (r) {
+    case VonRemedy::clip_eigenvalues:
+      return "von: negative Hessian eigenvalues clipped";
+    case VonRemedy::damp_step:
+      return "von: precision step damped (beta halved)";
+    case VonRemedy::add_damping:
+      return "von: damping added to a non-PD precision";
+    case VonRemedy::reject_step:
+      return "von: step rejected (non-PD precision)";
+    case VonRemedy::ggn_fallback:
+      return "von: GGN used for a non-PD precision";
+    case VonRemedy::fail:
+      return "von: non-PD precision (fail)";
+  }
+  return "von: unknown remedy";
+}
+
+template <class Model, Covariance C>
+class Von;
+
+// Options of VON with the covariance structure C; VonOptions (full) and DiagonalVonOptions are
+// the two instances.
+template <Covariance C>
+struct VonOptionsFor {
+  // Epochs, minibatch M, history, threads (shared by every method).
+  LoopOptions loop{};
+  // δ of the prior N(0, δ⁻¹I).
+  double prior_precision = 1.0;
+  // λ, the weight of the KL in the ELBO (1: proper VI); enters as N/λ, see the header comment.
+  double kl_weight = 1.0;
+  // α(t), the step size of the mean. 0.1 is among the PyTorch reference's tuned choices.
+  Schedule mean_rate{0.1};
+  // β(t), the step size of the precision (its moving-average weight), in (0, 1].
+  Schedule precision_rate{0.1};
+  // S, Monte-Carlo samples θₛ ~ q per step; 0 evaluates the expectations at the mean.
+  int mc_samples = 1;
+  // Λ₀ = (N s₀/λ + δ) I with s₀ this value, unless initial_precision is given: the VOGN-style
+  // start of the PyTorch reference (s₀ = 1: a tight q around the initial mean).
+  double initial_curvature = 1.0;
+  // A warm start (e.g. from a Laplace approximation): μ₀ (empty: the model's own initialisation,
+  // or zeros) and Λ₀ (P×P for full, P diagonal entries for diagonal; empty: as above).
+  Eigen::VectorXd initial_mean{};
+  typename FactoredPrecision<C>::matrix_type initial_precision{};
+  // What to do when Λ would not be positive definite (see VonRemedy). Default: the reference's
+  // eigenvalue clipping; damp_step is the cheap alternative (no per-step eigendecomposition).
+  VonRemedy remedy = VonRemedy::clip_eigenvalues;
+  // clip_eigenvalues: the floor for Ĥ's eigenvalues (per-example units of ℓ); 0 keeps Ĥ PSD.
+  double eigenvalue_floor = 0.0;
+  // damp_step: at most this many halvings of β per step before the step is rejected.
+  int max_step_halvings = 30;
+  // add_damping: the first ρ in units of δ, and how many tenfold increases are tried.
+  double damping = 1.0;
+  int max_damping_increases = 30;
+
+  static constexpr const char* name = C == Covariance::full ? "von" : "von_diagonal";
+  template <class Model>
+  using method = Von<Model, C>;
+};
+
+using VonOptions = VonOptionsFor<Covariance::full>;
+using DiagonalVonOptions = VonOptionsFor<Covariance::diagonal>;
+
+template <class Model, Covariance C>
+class Von {
+  using Factor = FactoredPrecision<C>;
+  using Mat = typename Factor::matrix_type;  // Λ, Ĥ: P×P, or P diagonal entries
+
+ public:
+  using posterior_type = typename Factor::posterior_type;
+  using options_type = VonOptionsFor<C>;
+
+  // Throws std::invalid_argument naming the field for bad options. Cost: O(P²) and one Cholesky.
+  Von(const Model& model, const options_type& o, Rng& rng) : model_(model), o_(o) {
+    validate();
+    const Eigen::Index p = model.num_params();
+    n_over_lambda_ = static_cast<double>(model.num_examples()) / o.kl_weight;
+    mu_ = o.initial_mean.size() > 0 ? o.initial_mean : initial_mean(model, rng);
+    Mat lambda0 =
+        o.initial_precision.size() > 0
+            ? o.initial_precision
+            : Factor::scaled_identity(p, n_over_lambda_ * o.initial_curvature + o.prior_precision);
+    if (!factor_.factorize(std::move(lambda0)))
+      throw std::invalid_argument(who() +
+                                  ": initial_precision is not finite and positive definite");
+  }
+
+  // One VON step on in.batch (see the header comment). Cost: see the header comment.
+  void step(const StepInput& in, Rng& rng, Counters& c) {
+    const double alpha = o_.mean_rate.at(in.iteration), beta = o_.precision_rate.at(in.iteration);
+    const double delta = o_.prior_precision;
+    const auto m = static_cast<double>(in.batch.size());
+
+    // θₛ ~ q and the Monte-Carlo averages ĝ, Ĥ of the minibatch-mean gradient and Hessian.
+    draw_parameters(mu_, factor_, 1.0, o_.mc_samples, rng, thetas_);
+    Eigen::VectorXd g_hat = Eigen::VectorXd::Zero(mu_.size());
+    Mat h_hat = Factor::scaled_identity(mu_.size(), 0.0);
+    {
+      ScopedTimer timer(c.seconds_curvature);
+      for (const Eigen::VectorXd& theta : thetas_) {
+        Eigen::VectorXd grad;
+        const Eigen::MatrixXd h = nn::exact_hessian(model_, theta, in.batch, nullptr, &grad);
+        g_hat += grad;
+        if constexpr (Factor::full)
+          h_hat += h;
+        else
+          h_hat += h.diagonal();
+      }
+      g_hat /= m * static_cast<double>(thetas_.size());
+      h_hat /= m * static_cast<double>(thetas_.size());
+    }
+
+    ScopedTimer timer(c.seconds_linear_algebra);
+    if (o_.remedy == VonRemedy::clip_eigenvalues && h_hat.allFinite() && clip(h_hat))
+      c.fired(von_remedy_name(o_.remedy));
+    // Λ ← (1−β)Λ + β(NĤ/λ + δI)
+    const Factor previous = factor_;  // a copy, so that a rejected step costs no refactorisation
+    const Mat target = precision_target(h_hat);
+    if (!factor_.factorize((1.0 - beta) * previous.matrix() + beta * target)) {
+      if (!factor_.matrix().allFinite()) return;  // non-finite: the fit loop reports it
+      if (!remedy(in, beta, previous, target, c)) return;
+    }
+    // μ ← μ − α Λ⁻¹(Nĝ/λ + δμ)
+    mu_ -= alpha * factor_.solve(n_over_lambda_ * g_hat + delta * mu_);
+  }
+
+  posterior_type posterior() const { return factor_.posterior(mu_); }
+  const Eigen::VectorXd& mean() const { return mu_; }
+  // Λ (P×P, or the P diagonal entries).
+  const Mat& precision() const { return factor_.matrix(); }
+
+  NamedArrays state() const { return {{"mean", mu_}, {"precision", factor_.matrix()}}; }
+  // Throws std::invalid_argument if an array is missing, has the wrong shape, or Λ is not
+  // positive definite. Cost: one Cholesky.
+  void restore(const NamedArrays& s) {
+    const Eigen::Index p = mu_.size();
+    mu_ = state_array(s, "mean", p, 1);
+    if (!factor_.factorize(state_array(s, "precision", p, Factor::full ? p : 1)))
+      throw std::invalid_argument(who() + ": the checkpoint's precision is not positive definite");
+  }
+  std::optional<NonFinite> first_non_finite() const {
+    if (auto i = first_non_finite_entry(mu_)) return NonFinite{*i, "mean"};
+    if (auto i = Factor::first_non_finite(factor_.matrix())) return NonFinite{*i, "precision"};
+    return std::nullopt;
+  }
+
+ private:
+  static std::string who() { return std::string("ngvi::vi::Von(") + options_type::name + ")"; }
+
+  void validate() const {
+    validate_natural_gradient_options(o_, model_.num_params(), who());
+    if (!(o_.eigenvalue_floor >= 0.0) || !std::isfinite(o_.eigenvalue_floor))
+      throw std::invalid_argument(who() + ": eigenvalue_floor must be finite and >= 0, got " +
+                                  std::to_string(o_.eigenvalue_floor));
+    if (o_.max_step_halvings < 1 || o_.max_damping_increases < 1 || !(o_.damping > 0.0) ||
+        !std::isfinite(o_.damping))
+      throw std::invalid_argument(
+          who() +
+          ": max_step_halvings and max_damping_increases must be >= 1 and damping "
+          "positive, got " +
+          std::to_string(o_.max_step_halvings) + ", " + std::to_string(o_.max_damping_increases) +
+          ", " + std::to_string(o_.damping));
+    const Eigen::Index p = model_.num_params();
+    if (o_.initial_precision.size() != 0 &&
+        (o_.initial_precision.rows() != p || o_.initial_precision.cols() != (Factor::full ? p : 1)))
+      throw std::invalid_argument(who() + ": initial_precision is " +
+                                  std::to_string(o_.initial_precision.rows()) + "×" +
+                                  std::to_string(o_.initial_precision.cols()) + ", the model has " +
+                                  std::to_string(p) + " parameters");
+    if constexpr (!nn::OutputLikelihoodModel<Model>)
+      if (o_.remedy == VonRemedy::ggn_fallback)
+        throw std::invalid_argument(
+            who() +
+            ": remedy ggn_fallback needs a model with outputs and a likelihood "
+            "(nn::Supervised); this model has neither");
+  }
+
+  // NĤ/λ + δI.
+  Mat precision_target(const Mat& h) const {
+    Mat t = n_over_lambda_ * h;
+    Factor::add_identity(t, o_.prior_precision);
+    return t;
+  }
+
+  // Ĥ ← V max(D, floor) Vᵀ (diagonal: entrywise max). True if anything was below the floor.
+  bool clip(Mat& h) const {
+    const double floor = o_.eigenvalue_floor;
+    if constexpr (Factor::full) {
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(h);
+      if (eig.info() != Eigen::Success || !(eig.eigenvalues().minCoeff() < floor)) return false;
+      const Eigen::MatrixXd& v = eig.eigenvectors();
+      h.noalias() = v * eig.eigenvalues().cwiseMax(floor).asDiagonal() * v.transpose();
+      h = (0.5 * (h + h.transpose())).eval();
+      return true;
+    } else {
+      if (!(h.minCoeff() < floor)) return false;
+      h = h.cwiseMax(floor);
+      return true;
+    }
+  }
+
+  // The new Λ was finite but not positive definite: apply the remedy. Returns false if the step
+  // is to end here (μ unchanged), true if the factor now holds a positive definite Λ.
+  bool remedy(const StepInput& in, double beta, const Factor& previous, const Mat& target,
+              Counters& c) {
+    const Mat& old_lambda = previous.matrix();
+    const char* fired = von_remedy_name(o_.remedy);
+    auto broken = [&](const std::string& why) {
+      return std::runtime_error(
+          who() + ": at iteration " + std::to_string(in.iteration) +
+          " the precision update (1−β)Λ + β(NĤ/λ + δI) is not positive definite " + why);
+    };
+    switch (o_.remedy) {
+      case VonRemedy::fail:
+        throw broken(
+            "(the minibatch Hessian is indefinite) and remedy = fail; choose clip_eigenvalues, "
+            "damp_step, add_damping, reject_step or ggn_fallback");
+      case VonRemedy::clip_eigenvalues:
+        throw broken(
+            "even after clipping Ĥ's eigenvalues at eigenvalue_floor (Λ is too ill-conditioned)");
+      case VonRemedy::reject_step:
+        c.fired(fired);
+        factor_ = previous;
+        return false;
+      case VonRemedy::damp_step: {
+        c.fired(fired);
+        double b = beta;
+        for (int k = 0; k < o_.max_step_halvings; ++k) {
+          b *= 0.5;
+          if (factor_.factorize((1.0 - b) * old_lambda + b * target)) return true;
+        }
+        c.fired(von_remedy_name(VonRemedy::reject_step));
+        factor_ = previous;
+        return false;
+      }
+      case VonRemedy::add_damping: {
+        c.fired(fired);
+        const Mat raw = factor_.matrix();
+        double rho = o_.damping * o_.prior_precision;
+        for (int k = 0; k < o_.max_damping_increases; ++k, rho *= 10.0) {
+          Mat damped = raw;
+          Factor::add_identity(damped, rho);
+          if (factor_.factorize(std::move(damped))) return true;
+        }
+        throw broken("even after adding damping up to " + std::to_string(rho / 10.0) + "·I");
+      }
+      case VonRemedy::ggn_fallback: {
+        c.fired(fired);
+        if constexpr (nn::OutputLikelihoodModel<Model>) {
+          Mat h = Factor::scaled_identity(mu_.size(), 0.0);
+          {
+            ScopedTimer timer(c.seconds_curvature);
+            nn::GgnOptions g;
+            g.curvature.parallel = in.parallel;
+            for (const Eigen::VectorXd& theta : thetas_) {
+              if constexpr (Factor::full)
+                h += nn::ggn(model_, theta, in.batch, g);
+              else
+                h += nn::ggn_diagonal(model_, theta, in.batch, g);
+            }
+            h /= static_cast<double>(in.batch.size()) * static_cast<double>(thetas_.size());
+          }
+          if (factor_.factorize((1.0 - beta) * old_lambda + beta * precision_target(h)))
+            return true;
+          if (!factor_.matrix().allFinite()) return false;
+          throw broken("even with the Gauss-Newton matrix in place of the Hessian");
+        }
+        throw broken(
+            "and the model has no Gauss-Newton matrix (remedy ggn_fallback needs nn::Supervised)");
+      }
+    }
+    return false;
+  }
+
+  const Model& model_;
+  options_type o_;
+  double n_over_lambda_ = 1.0;
+  Eigen::VectorXd mu_;
+  Factor factor_;
+  std::vector<Eigen::VectorXd> thetas_;  // this step's θₛ (kept for ggn_fallback)
+};
+
+}  // namespace ngvi::vi

@@ -1,0 +1,558 @@
+// VON (inference/von.hpp) against exact references:
+// * Bayesian linear regression: one β = α = 1 step at the mean reaches the closed-form posterior
+//   (also with a KL weight λ ≠ 1, whose posterior is that of the noise precision τ/λ); diagonal
+//   VON reaches the mean-field optimum (its precision in one step, its mean by the Jacobi
+//   iteration the update becomes, in a number of steps computed from that iteration's contraction
+//   factor); with MC samples and α_t = β_t = 1/t the mean converges within standard errors derived
+//   exactly (test/support/linear_gaussian_iterates.hpp) and minibatch precisions average to the
+//   exact one after whole epochs.
+// * 2-D logistic regression: the full-Gaussian and mean-field VI optima, found by a test-side
+//   iteration with Gauss–Hermite quadrature (nodes by Golub–Welsch), satisfy the stationarity
+//   conditions E_q[∇ log p(D|θ)] = δμ and Λ = E_q[−∇² log p(D|θ)] + δI (resp. their diagonals), and
+//   are fixed points of the library's VON within the Monte-Carlo standard errors of one β = 1 step
+//   with S samples (variances by the same quadrature); a perturbed q is not.
+// * The ELBO rises along a run on the convex logistic problem.
+// * Remedies on a tanh MLP keep Λ positive definite at every iteration, fire and are counted;
+//   remedy = fail stops with an error naming the iteration.
+// * 1 vs 2 threads, checkpoint + resume: bitwise identical. Non-finite steps: status failed, the
+//   message names the iteration and the block, the last good posterior is kept.
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+#include <boost/test/unit_test.hpp>
+
+#include <inference/fit.hpp>
+#include <inference/problems.hpp>
+#include <inference/von.hpp>
+#include <nn/activations.hpp>
+#include <nn/model_concept.hpp>
+
+#include <support/linear_gaussian_iterates.hpp>
+#include <support/method_fixtures.hpp>
+#include <support/posterior_checks.hpp>
+
+namespace vi = ngvi::vi;
+namespace nn = ngvi::nn;
+namespace tol = ngvi::test::vi_tolerances;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using ngvi::ad::verify::compare;
+using ngvi::test::CheckpointAt;
+using ngvi::test::InitialMean;
+using ngvi::test::same_bits;
+using ngvi::test::tanh_mlp_problem;
+
+namespace {
+
+// ---- Gauss–Hermite quadrature for 2-D Gaussian expectations -------------------------------------
+
+// Probabilists' Gauss–Hermite rule (E_{z~N(0,1)} f(z) ≈ Σ wᵢ f(zᵢ)) by Golub–Welsch: the nodes are
+// the eigenvalues of the Jacobi matrix of the monic Hermite recurrence (off-diagonals √k), the
+// weights the squared first components of its unit eigenvectors.
+struct HermiteRule {
+  VectorXd nodes, weights;
+};
+HermiteRule gauss_hermite(int n) {
+  MatrixXd j = MatrixXd::Zero(n, n);
+  for (int k = 1; k < n; ++k) j(k, k - 1) = j(k - 1, k) = std::sqrt(static_cast<double>(k));
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(j);
+  return {eig.eigenvalues(), eig.eigenvectors().row(0).transpose().array().square()};
+}
+constexpr int kNodes = 40;  // per dimension; the integrands are analytic, so this is converged
+
+// Moments of the summed logistic loss L(θ) = Σᵢ ℓᵢ(θ) under q = N(μ, C Cᵀ): E[∇L], E[∇²L], and
+// the covariance of ∇L and the variance of each entry of ∇²L (for Monte-Carlo standard errors).
+struct LossMoments {
+  VectorXd grad;
+  MatrixXd hess;
+  MatrixXd grad_cov;
+  MatrixXd hess_var;
+};
+LossMoments logistic_moments(const vi::problems::LogisticRegression2d& p, const VectorXd& mu,
+                             const MatrixXd& c) {
+  static const HermiteRule rule = gauss_hermite(kNodes);
+  LossMoments m{VectorXd::Zero(2), MatrixXd::Zero(2, 2), MatrixXd::Zero(2, 2),
+                MatrixXd::Zero(2, 2)};
+  MatrixXd h2 = MatrixXd::Zero(2, 2);
+  for (int a = 0; a < kNodes; ++a)
+    for (int b = 0; b < kNodes; ++b) {
+      const double w = rule.weights(a) * rule.weights(b);
+      const VectorXd theta = mu + c * (VectorXd(2) << rule.nodes(a), rule.nodes(b)).finished();
+      VectorXd g = VectorXd::Zero(2);
+      MatrixXd h = MatrixXd::Zero(2, 2);
+      for (Eigen::Index i = 0; i < p.inputs.size(); ++i) {
+        const VectorXd phi = (VectorXd(2) << p.inputs(i), 1.0).finished();
+        const double s = 1.0 / (1.0 + std::exp(-phi.dot(theta)));
+        g += (s - p.labels(i)) * phi;
+        h += s * (1.0 - s) * phi * phi.transpose();
+      }
+      m.grad += w * g;
+      m.hess += w * h;
+      m.grad_cov += w * g * g.transpose();
+      h2 += w * h.cwiseAbs2();
+    }
+  m.grad_cov -= m.grad * m.grad.transpose();
+  m.hess_var = h2 - m.hess.cwiseAbs2();
+  return m;
+}
+
+// The Gaussian-VI optimum of the logistic problem by the exact-expectation VON iteration
+// Λ ← E_q[∇²L] + δI, μ ← μ − Λ⁻¹(E_q[∇L] + δμ) (mean field: diagonals only), run to convergence.
+struct ViOptimum {
+  VectorXd mean;
+  MatrixXd precision;  // full 2×2; diagonal for the mean-field optimum
+};
+ViOptimum logistic_vi_optimum(const vi::problems::LogisticRegression2d& p, bool mean_field) {
+  const double delta = p.prior_precision;
+  ViOptimum q{VectorXd::Zero(2), (p.inputs.size() + delta) * MatrixXd::Identity(2, 2)};
+  for (int it = 0; it < 500; ++it) {
+    const MatrixXd c = Eigen::LLT<MatrixXd>(q.precision).matrixU().solve(MatrixXd::Identity(2, 2));
+    const LossMoments m = logistic_moments(p, q.mean, c);
+    MatrixXd lambda = m.hess + delta * MatrixXd::Identity(2, 2);
+    if (mean_field) lambda = MatrixXd(lambda.diagonal().asDiagonal());
+    const VectorXd mean = q.mean - lambda.ldlt().solve(m.grad + delta * q.mean);
+    const double change = (mean - q.mean).norm() + (lambda - q.precision).norm();
+    q = {mean, lambda};
+    if (change < 1e-13) break;
+  }
+  return q;
+}
+
+// Checks after every step that Λ is positive definite.
+struct PrecisionStaysPd {
+  Eigen::Index steps_checked = 0, failures = 0;
+  template <class Ctx>
+  bool on_iteration(const Ctx& ctx) {
+    ++steps_checked;
+    const auto& lambda = ctx.method().precision();
+    if constexpr (std::is_same_v<std::decay_t<decltype(lambda)>, MatrixXd>) {
+      if (!vi::FullGaussian::from_precision_if_pd(ctx.method().mean(), lambda)) ++failures;
+    } else if (!((lambda.array() > 0.0).all() && lambda.allFinite())) {
+      ++failures;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(von_test)
+
+BOOST_AUTO_TEST_CASE(one_step_reaches_the_linear_regression_posterior) {
+  const auto p = vi::problems::make_bayesian_linear_regression();
+  const vi::VonOptions o{.loop = {.epochs = 1, .minibatch = 0, .elbo_samples = 0},
+                         .prior_precision = p.prior_precision,
+                         .mean_rate = {1.0},
+                         .precision_rate = {1.0},
+                         .mc_samples = 0};
+  vi::Rng rng(1);
+  const auto r = vi::fit(p.model, o, rng);
+  BOOST_TEST(r.ok());
+  BOOST_TEST(r.counters.steps == 1);
+  NGVI_CHECK_REPORT(
+      compare(r.posterior.mean(), p.posterior_mean, tol::exact_update, "VON mean after one step"));
+  NGVI_CHECK_REPORT(compare(r.posterior.covariance(), p.posterior_covariance, tol::exact_update,
+                            "VON covariance after one step"));
+  BOOST_TEST(r.counters.times_fired(vi::von_remedy_name(vi::VonRemedy::clip_eigenvalues)) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(kl_weight_divides_the_data_size) {
+  // ELBO with weight λ on the KL: the optimum is the posterior with noise precision τ/λ.
+  const auto p = vi::problems::make_bayesian_linear_regression({.seed = 2});
+  const double lambda = 0.25;
+  const vi::VonOptions o{.loop = {.epochs = 1, .minibatch = 0, .elbo_samples = 0},
+                         .prior_precision = p.prior_precision,
+                         .kl_weight = lambda,
+                         .mean_rate = {1.0},
+                         .precision_rate = {1.0},
+                         .mc_samples = 0};
+  vi::Rng rng(1);
+  const auto r = vi::fit(p.model, o, rng);
+  const double tau = p.noise_precision / lambda;
+  MatrixXd prec = tau * p.design.transpose() * p.design;
+  prec.diagonal().array() += p.prior_precision;
+  const VectorXd mean = prec.llt().solve(tau * p.design.transpose() * p.targets);
+  NGVI_CHECK_REPORT(compare(r.posterior.mean(), mean, tol::exact_update, "VON mean, λ = 1/4"));
+  NGVI_CHECK_REPORT(
+      compare(r.posterior.precision(), prec, tol::exact_update, "VON precision, λ = 1/4"));
+}
+
+BOOST_AUTO_TEST_CASE(diagonal_von_reaches_the_mean_field_optimum) {
+  // With α = β = 1 at the mean, diagonal VON sets the precision to diag Λ in one step and then
+  // iterates μ ← μ − D⁻¹(Λμ − τΦᵀy), D = diag Λ: the Jacobi iteration, whose error contracts by
+  // ρ = spectral radius of I − D⁻¹Λ per step. The steps needed to shrink the initial error below
+  // 1e-12 of ‖μ*‖ follow from ρ.
+  const auto p = vi::problems::make_bayesian_linear_regression();
+  const MatrixXd& lambda = p.posterior_precision;
+  const VectorXd d = lambda.diagonal();
+  const MatrixXd jacobi =
+      MatrixXd::Identity(d.size(), d.size()) - d.cwiseInverse().asDiagonal() * lambda;
+  const double rho = jacobi.eigenvalues().cwiseAbs().maxCoeff();
+  BOOST_TEST_REQUIRE(rho < 0.5);  // this problem's columns are nearly orthogonal
+  const auto steps = static_cast<Eigen::Index>(std::ceil(std::log(1e-14) / std::log(rho)));
+  BOOST_TEST_MESSAGE("Jacobi contraction " << rho << ", " << steps << " steps");
+  const vi::DiagonalVonOptions o{.loop = {.epochs = steps, .minibatch = 0, .elbo_samples = 0},
+                                 .prior_precision = p.prior_precision,
+                                 .mean_rate = {1.0},
+                                 .precision_rate = {1.0},
+                                 .mc_samples = 0};
+  vi::Rng rng(4);
+  const auto r = vi::fit(p.model, o, rng);
+  const vi::DiagonalGaussian opt = p.mean_field_optimum();
+  NGVI_CHECK_REPORT(compare(r.posterior.precision(), opt.precision(), tol::exact_update,
+                            "diagonal VON precision"));
+  NGVI_CHECK_REPORT(
+      compare(r.posterior.mean(), opt.mean(), tol::exact_update, "diagonal VON mean"));
+}
+
+BOOST_AUTO_TEST_CASE(monte_carlo_means_converge_within_their_standard_errors) {
+  // α_t = β_t = 1/t, S = 3 samples per step, full batch, 200 steps: the exact distribution of
+  // μ_T is Gaussian with the moments of linear_gaussian_iterate_moments.
+  const auto p = vi::problems::make_bayesian_linear_regression();
+  const double delta = p.prior_precision;
+  const vi::Schedule harmonic{.initial = 1.0, .decay = 1.0, .power = 1.0};
+  const Eigen::Index steps = 200;
+  const int samples = 3;
+  const Eigen::Index n = p.design.rows(), dim = p.design.cols();
+  const MatrixXd a = p.noise_precision * p.design.transpose() * p.design;
+  for (const bool full : {true, false}) {
+    InitialMean init;
+    vi::Rng rng(17);
+    VectorXd mean;
+    VectorXd precision_diag;
+    if (full) {
+      const vi::VonOptions o{.loop = {.epochs = steps, .minibatch = 0, .elbo_samples = 0},
+                             .prior_precision = delta,
+                             .mean_rate = harmonic,
+                             .precision_rate = harmonic,
+                             .mc_samples = samples};
+      const auto r = vi::fit(p.model, o, rng, init);
+      mean = r.posterior.mean();
+      NGVI_CHECK_REPORT(compare(r.posterior.precision(), p.posterior_precision, tol::exact_update,
+                                "VON precision"));
+    } else {
+      const vi::DiagonalVonOptions o{.loop = {.epochs = steps, .minibatch = 0, .elbo_samples = 0},
+                                     .prior_precision = delta,
+                                     .mean_rate = harmonic,
+                                     .precision_rate = harmonic,
+                                     .mc_samples = samples};
+      const auto r = vi::fit(p.model, o, rng, init);
+      mean = r.posterior.mean();
+      NGVI_CHECK_REPORT(compare(r.posterior.precision(), VectorXd(p.posterior_precision.diagonal()),
+                                tol::exact_update, "diagonal VON precision"));
+    }
+    const MatrixXd k = full
+                           ? p.posterior_covariance
+                           : MatrixXd(p.posterior_precision.diagonal().cwiseInverse().asDiagonal());
+    const MatrixXd sigma0 =
+        MatrixXd::Identity(dim, dim) / (static_cast<double>(n) + delta);  // q₀ (s₀ = 1)
+    const auto moments = ngvi::test::linear_gaussian_iterate_moments(
+        p.posterior_precision, a, k, sigma0, init.mean - p.posterior_mean, harmonic, steps,
+        samples);
+    for (Eigen::Index j = 0; j < dim; ++j)
+      NGVI_CHECK_MC(mean(j), p.posterior_mean(j) + moments.mean(j),
+                    std::sqrt(moments.covariance(j, j)));
+    // The check has power: the Monte-Carlo error is far below the prior scale.
+    BOOST_TEST(std::sqrt(moments.covariance.diagonal().maxCoeff()) <
+               0.05 * p.posterior_mean.cwiseAbs().maxCoeff());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(minibatch_precisions_average_to_the_exact_one) {
+  // β_t = 1/t makes Λ_T the average of the T targets NĤ_B + δI; over whole epochs (M | N) the
+  // minibatch Hessians average to the full one, so Λ_T is exact whatever the samples.
+  const auto p = vi::problems::make_bayesian_linear_regression();
+  const vi::Schedule harmonic{.initial = 1.0, .decay = 1.0, .power = 1.0};
+  const vi::VonOptions o{.loop = {.epochs = 3, .minibatch = 10, .elbo_samples = 0},
+                         .prior_precision = p.prior_precision,
+                         .mean_rate = {0.5},
+                         .precision_rate = harmonic,
+                         .mc_samples = 1};
+  vi::Rng rng(3);
+  const auto r = vi::fit(p.model, o, rng);
+  BOOST_TEST(r.counters.steps == 12);
+  NGVI_CHECK_REPORT(compare(r.posterior.precision(), p.posterior_precision, tol::exact_update,
+                            "minibatch VON precision after 3 epochs"));
+}
+
+BOOST_AUTO_TEST_CASE(logistic_vi_optimum_is_a_fixed_point_of_von) {
+  const auto p = vi::problems::make_logistic_regression_2d();
+  const double delta = p.prior_precision;
+  const ViOptimum q = logistic_vi_optimum(p, false);
+  const MatrixXd c = Eigen::LLT<MatrixXd>(q.precision).matrixU().solve(MatrixXd::Identity(2, 2));
+  const LossMoments m = logistic_moments(p, q.mean, c);
+  // The stationarity conditions of full-Gaussian VI, by quadrature: E_q[∇ log p] = δμ,
+  // Λ = E_q[−∇² log p] + δI (∇ log p = −∇L).
+  NGVI_CHECK_REPORT(compare(VectorXd(-m.grad), VectorXd(delta * q.mean), tol::quadrature,
+                            "E_q[∇ log p(D|θ)] = δμ"));
+  NGVI_CHECK_REPORT(compare(q.precision, MatrixXd(m.hess + delta * MatrixXd::Identity(2, 2)),
+                            tol::quadrature, "Λ = E_q[−∇² log p(D|θ)] + δI"));
+
+  // One β = α = 1 step of VON from q with S samples: Λ₁ = δI + (1/S)Σ∇²L(θₛ), whose standard
+  // errors are √(Var_q ∇²L / S); μ₁ − μ ≈ −Λ⁻¹((1/S)Σ∇L(θₛ) + δμ), covariance Λ⁻¹ Cov_q(∇L) Λ⁻¹ /
+  // S.
+  const int samples = 4000;
+  auto one_step = [&](const VectorXd& start) {
+    const vi::VonOptions o{.loop = {.epochs = 1, .minibatch = 0, .elbo_samples = 0},
+                           .prior_precision = delta,
+                           .mean_rate = {1.0},
+                           .precision_rate = {1.0},
+                           .mc_samples = samples,
+                           .initial_mean = start,
+                           .initial_precision = q.precision};
+    vi::Rng rng(23);
+    return vi::fit(p.model, o, rng).posterior;
+  };
+  const vi::FullGaussian q1 = one_step(q.mean);
+  const MatrixXd cov = q.precision.inverse();
+  const MatrixXd mean_cov = cov * m.grad_cov * cov / samples;
+  for (Eigen::Index j = 0; j < 2; ++j) {
+    NGVI_CHECK_MC(q1.mean()(j), q.mean(j), std::sqrt(mean_cov(j, j)));
+    for (Eigen::Index k = 0; k < 2; ++k)
+      NGVI_CHECK_MC(q1.precision()(j, k), q.precision(j, k), std::sqrt(m.hess_var(j, k) / samples));
+  }
+  // Power: from a mean 0.2 away the same step moves by many standard errors.
+  const VectorXd off = q.mean + (VectorXd(2) << 0.2, -0.2).finished();
+  const vi::FullGaussian q_off = one_step(off);
+  BOOST_TEST((q_off.mean() - off).cwiseAbs().minCoeff() >
+             20.0 * std::sqrt(mean_cov.diagonal().maxCoeff()));
+}
+
+BOOST_AUTO_TEST_CASE(logistic_mean_field_optimum_is_a_fixed_point_of_diagonal_von) {
+  const auto p = vi::problems::make_logistic_regression_2d({.seed = 1});
+  const double delta = p.prior_precision;
+  const ViOptimum q = logistic_vi_optimum(p, true);
+  const VectorXd prec = q.precision.diagonal();
+  const LossMoments m =
+      logistic_moments(p, q.mean, MatrixXd(prec.cwiseInverse().cwiseSqrt().asDiagonal()));
+  NGVI_CHECK_REPORT(compare(VectorXd(-m.grad), VectorXd(delta * q.mean), tol::quadrature,
+                            "mean field: E_q[∇ log p(D|θ)] = δμ"));
+  NGVI_CHECK_REPORT(compare(prec, VectorXd(m.hess.diagonal().array() + delta), tol::quadrature,
+                            "mean field: λⱼ = E_q[−∂ⱼ² log p(D|θ)] + δ"));
+  const int samples = 4000;
+  const vi::DiagonalVonOptions o{.loop = {.epochs = 1, .minibatch = 0, .elbo_samples = 0},
+                                 .prior_precision = delta,
+                                 .mean_rate = {1.0},
+                                 .precision_rate = {1.0},
+                                 .mc_samples = samples,
+                                 .initial_mean = q.mean,
+                                 .initial_precision = prec};
+  vi::Rng rng(29);
+  const vi::DiagonalGaussian q1 = vi::fit(p.model, o, rng).posterior;
+  for (Eigen::Index j = 0; j < 2; ++j) {
+    NGVI_CHECK_MC(q1.mean()(j), q.mean(j), std::sqrt(m.grad_cov(j, j) / samples) / prec(j));
+    NGVI_CHECK_MC(q1.precision()(j), prec(j), std::sqrt(m.hess_var(j, j) / samples));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(elbo_rises_along_a_run_on_a_convex_problem) {
+  const auto p = vi::problems::make_logistic_regression_2d();
+  const vi::VonOptions o{
+      .loop = {.epochs = 40, .minibatch = 10, .history_every = 1, .elbo_samples = 8},
+      .prior_precision = p.prior_precision,
+      .mean_rate = {0.1},
+      .precision_rate = {0.1},
+      .mc_samples = 1};
+  vi::Rng rng(5);
+  const auto r = vi::fit(p.model, o, rng);
+  const auto& h = r.history;
+  BOOST_TEST_REQUIRE(h.size() == 120u);
+  const std::size_t quarter = h.size() / 4;
+  double first = 0.0, last = 0.0;
+  for (std::size_t k = 0; k < quarter; ++k) {
+    first += h[k].elbo / quarter;
+    last += h[h.size() - 1 - k].elbo / quarter;
+  }
+  BOOST_TEST_MESSAGE("mean ELBO, first quarter " << first << ", last quarter " << last);
+  BOOST_TEST(last > first + 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(every_remedy_keeps_the_precision_positive_definite) {
+  const auto model = tanh_mlp_problem();
+  for (const vi::VonRemedy remedy :
+       {vi::VonRemedy::clip_eigenvalues, vi::VonRemedy::damp_step, vi::VonRemedy::add_damping,
+        vi::VonRemedy::reject_step, vi::VonRemedy::ggn_fallback}) {
+    BOOST_TEST_CONTEXT("remedy " << vi::von_remedy_name(remedy)) {
+      const vi::VonOptions o{.loop = {.epochs = 10, .minibatch = 5, .elbo_samples = 0},
+                             .mean_rate = {0.05},
+                             .precision_rate = {0.9},
+                             .mc_samples = 1,
+                             .remedy = remedy};
+      vi::Rng rng(7);
+      PrecisionStaysPd check;
+      const auto r = vi::fit(model, o, rng, check);
+      BOOST_TEST(r.ok(), r.message);
+      BOOST_TEST(check.steps_checked == 40);
+      BOOST_TEST(check.failures == 0);
+      BOOST_TEST(r.counters.times_fired(vi::von_remedy_name(remedy)) > 0);
+      BOOST_TEST_MESSAGE(vi::von_remedy_name(remedy)
+                         << ": fired on " << r.counters.times_fired(vi::von_remedy_name(remedy))
+                         << " of 40 steps");
+    }
+  }
+  for (const vi::VonRemedy remedy : {vi::VonRemedy::clip_eigenvalues, vi::VonRemedy::damp_step}) {
+    BOOST_TEST_CONTEXT("diagonal, remedy " << vi::von_remedy_name(remedy)) {
+      const vi::DiagonalVonOptions o{.loop = {.epochs = 10, .minibatch = 5, .elbo_samples = 0},
+                                     .mean_rate = {0.05},
+                                     .precision_rate = {0.9},
+                                     .mc_samples = 1,
+                                     .remedy = remedy};
+      vi::Rng rng(7);
+      PrecisionStaysPd check;
+      const auto r = vi::fit(model, o, rng, check);
+      BOOST_TEST(r.ok(), r.message);
+      BOOST_TEST(check.failures == 0);
+      BOOST_TEST(r.counters.times_fired(vi::von_remedy_name(remedy)) > 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(remedy_fail_stops_with_an_error_naming_the_iteration) {
+  const auto model = tanh_mlp_problem();
+  const vi::VonOptions o{.loop = {.epochs = 10, .minibatch = 5, .elbo_samples = 0},
+                         .mean_rate = {0.05},
+                         .precision_rate = {0.9},
+                         .mc_samples = 1,
+                         .remedy = vi::VonRemedy::fail};
+  vi::Rng rng(7);
+  BOOST_CHECK_EXCEPTION(vi::fit(model, o, rng), std::runtime_error,
+                        [](const std::runtime_error& e) {
+                          const std::string m = e.what();
+                          return m.find("at iteration ") != std::string::npos &&
+                                 m.find("not positive definite") != std::string::npos;
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
+  const auto model = tanh_mlp_problem();
+  for (const vi::VonRemedy remedy :
+       {vi::VonRemedy::clip_eigenvalues, vi::VonRemedy::ggn_fallback}) {
+    auto run = [&](int threads) {
+      vi::VonOptions o{.loop = {.epochs = 4, .minibatch = 5, .elbo_samples = 2},
+                       .mean_rate = {0.05},
+                       .precision_rate = {0.9},
+                       .mc_samples = 2,
+                       .remedy = remedy};
+      o.loop.parallel.threads = threads;
+      o.loop.parallel.grain = 2;
+      vi::Rng rng(31);
+      return vi::fit(model, o, rng);
+    };
+    const auto a = run(1), b = run(2);
+    BOOST_TEST(same_bits(a.posterior, b.posterior));
+    BOOST_TEST(a.history.back().elbo == b.history.back().elbo);
+  }
+  auto diag = [&](int threads) {
+    vi::DiagonalVonOptions o{.loop = {.epochs = 4, .minibatch = 5}, .mc_samples = 2};
+    o.loop.parallel.threads = threads;
+    vi::Rng rng(31);
+    return vi::fit(model, o, rng);
+  };
+  BOOST_TEST(same_bits(diag(1).posterior, diag(2).posterior));
+}
+
+BOOST_AUTO_TEST_CASE(checkpoint_and_resume_equal_the_uninterrupted_run) {
+  const auto model = tanh_mlp_problem();
+  const vi::VonOptions o{.loop = {.epochs = 6, .minibatch = 5, .elbo_samples = 2},
+                         .mean_rate = {0.05},
+                         .precision_rate = {0.5},
+                         .mc_samples = 1,
+                         .remedy = vi::VonRemedy::damp_step};
+  vi::Rng rng(37);
+  CheckpointAt at{9, std::nullopt};
+  const auto full = vi::fit(model, o, rng, at);
+  BOOST_TEST_REQUIRE(at.saved.has_value());
+  const auto resumed = vi::resume(model, o, vi::FitCheckpoint::decode(*at.saved));
+  BOOST_TEST(same_bits(full.posterior, resumed.posterior));
+  BOOST_TEST(full.history.size() == resumed.history.size());
+  BOOST_TEST(full.history.back().elbo == resumed.history.back().elbo);
+  BOOST_TEST((full.counters.remedies == resumed.counters.remedies));
+
+  const vi::DiagonalVonOptions od{.loop = {.epochs = 6, .minibatch = 5}, .mc_samples = 1};
+  vi::Rng rng2(37);
+  CheckpointAt at2{7, std::nullopt};
+  const auto full2 = vi::fit(model, od, rng2, at2);
+  const auto resumed2 = vi::resume(model, od, vi::FitCheckpoint::decode(*at2.saved));
+  BOOST_TEST(same_bits(full2.posterior, resumed2.posterior));
+}
+
+BOOST_AUTO_TEST_CASE(a_step_size_that_overflows_fails_with_the_last_good_posterior) {
+  {  // α = 1e300 on logistic regression: μ overflows to ±∞ within a few steps
+    const auto p = vi::problems::make_logistic_regression_2d();
+    auto run = [&](Eigen::Index max_iterations) {
+      const vi::VonOptions o{.loop = {.epochs = 5,
+                                      .minibatch = 0,
+                                      .max_iterations = max_iterations,
+                                      .elbo_samples = 0},
+                             .prior_precision = p.prior_precision,
+                             .mean_rate = {1e300},
+                             .precision_rate = {0.5},
+                             .mc_samples = 1};
+      vi::Rng rng(41);
+      return vi::fit(p.model, o, rng);
+    };
+    const auto r = run(0);
+    BOOST_TEST_REQUIRE(!r.ok());
+    BOOST_TEST_MESSAGE(r.message);
+    const Eigen::Index failed_at = r.counters.steps;
+    BOOST_TEST_REQUIRE(failed_at >= 2);
+    BOOST_TEST(r.message.find("at iteration " + std::to_string(failed_at)) != std::string::npos);
+    BOOST_TEST(r.message.find("mean of dense0.") != std::string::npos);
+    BOOST_TEST(r.posterior.mean().allFinite());
+    BOOST_TEST(same_bits(r.posterior, run(failed_at - 1).posterior));
+  }
+  {  // α = 1e200 on a quartic: μ₁ ≈ 1e195 and the Hessian 3(θ − x)² overflows at step 2
+    nn::ParameterLayout layout;
+    layout.add("location", 2, 1);
+    const auto quartic = nn::make_model(
+        [](const auto& th, Eigen::Index i) {
+          using T = typename std::decay_t<decltype(th)>::Scalar;
+          const T d = th(0) - 0.1 * static_cast<double>(i);
+          return T(d * d * d * d / 4.0 + th(1) * th(1));
+        },
+        5, layout);
+    const vi::VonOptions o{.loop = {.epochs = 5, .minibatch = 0, .elbo_samples = 0},
+                           .mean_rate = {1e200},
+                           .precision_rate = {0.5},
+                           .mc_samples = 0};
+    vi::Rng rng(43);
+    const auto r = vi::fit(quartic, o, rng);
+    BOOST_TEST_REQUIRE(!r.ok());
+    BOOST_TEST_MESSAGE(r.message);
+    BOOST_TEST(r.message.find("at iteration 2") != std::string::npos);
+    BOOST_TEST(r.message.find("precision of location") != std::string::npos);
+    BOOST_TEST(r.posterior.mean().allFinite());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_options_are_named) {
+  const auto p = vi::problems::make_logistic_regression_2d();
+  vi::Rng rng(1);
+  auto throws_naming = [&](auto edit, const std::string& field) {
+    return ngvi::test::rejects_naming<vi::VonOptions>(p.model, edit, field);
+  };
+  BOOST_TEST(throws_naming([](auto& o) { o.mc_samples = -1; }, "mc_samples"));
+  BOOST_TEST(throws_naming([](auto& o) { o.kl_weight = 0.0; }, "kl_weight"));
+  BOOST_TEST(throws_naming([](auto& o) { o.mean_rate = {-1.0}; }, "mean_rate"));
+  BOOST_TEST(throws_naming([](auto& o) { o.precision_rate = {1.5}; }, "precision_rate"));
+  BOOST_TEST(throws_naming([](auto& o) { o.initial_mean = VectorXd::Zero(3); }, "initial_mean"));
+  BOOST_TEST(throws_naming([](auto& o) { o.initial_precision = -MatrixXd::Identity(2, 2); },
+                           "initial_precision"));
+  BOOST_TEST(throws_naming([](auto& o) { o.eigenvalue_floor = -1.0; }, "eigenvalue_floor"));
+  // ggn_fallback needs outputs and a likelihood.
+  const auto callable = nn::make_model(
+      [](const auto& th, Eigen::Index) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return T(th(0) * th(0));
+      },
+      4, 1);
+  const vi::VonOptions o{.loop = {.minibatch = 0}, .remedy = vi::VonRemedy::ggn_fallback};
+  BOOST_CHECK_THROW(vi::fit(callable, o, rng), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
