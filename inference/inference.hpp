@@ -20,3 +20,4 @@
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
 #include <inference/von.hpp>
+#include <inference/vogn.hpp>

@@ -1,0 +1,281 @@
+// VOGN, variational online Gauss-Newton (seed 000, eqs. VOGN_mu / VOGN_Sigma; DESIGN.md "The
+// algorithms"): natural-gradient VI whose curvature is built from per-example first derivatives.
+//
+// One step on the minibatch B (M = |B| examples of N), at iteration t with α = α(t), β = β(t),
+// δ̃ = δ/N:
+//   θₛ ~ q = N(μ, diag(1/((N/λ)(s + λδ̃)))), s = 1..S    (S = 0: the single point θ = μ)
+//   gᵢ = ∇ℓᵢ(θₛ), i ∈ B                                  (nn::per_example_gradients on the span)
+//   ĝ = (1/S) Σₛ (1/M) Σ_{i∈B} gᵢ
+//   ĉ = (1/S) Σₛ (1/M) Σ_{i∈B} c(gᵢ)                     (the curvature, by name, below)
+//   s ← (1−β) s + β ĉ                                     (VOGN_Sigma)
+//   μ ← μ − α (ĝ + λδ̃μ) / (s + λδ̃)                       (VOGN_mu, with the NEW s)
+// and the full-matrix form (Covariance::full, for small nets): S ← (1−β)S + β Ĉ with the
+// per-example matrices Cᵢ, μ ← μ − α (S + λδ̃I)⁻¹(ĝ + λδ̃μ), q = N(μ, ((N/λ)(S + λδ̃I))⁻¹).
+// The curvature c, chosen by VognCurvature:
+//   empirical_fisher  gᵢ² (diagonal) / gᵢgᵢᵀ (full): the squared per-example gradients of the
+//                     OBSERVED targets — seed 000's VOGN;
+//   ggn               Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton matrix (seed 001; nn::ggn on the
+//                     span, its diagonal for diagonal VOGN), H_L,i = ∂²ℓ/∂f² at (fᵢ, yᵢ);
+//   mc_fisher         (1/K) Σₖ g̃ᵢₖ g̃ᵢₖᵀ with g̃ᵢₖ the gradient for a target ỹᵢₖ ~ p(y | fᵢ(θ))
+//                     sampled from the model: the Monte-Carlo TRUE Fisher (seed 004, footnote 2;
+//                     nn::mc_fisher on the span, K = fisher_samples, its seed drawn from the
+//                     training stream each time so a run stays reproducible).
+// With λ = 1 these are the seed's equations letter for letter. λ, the KL weight, enters as in
+// von.hpp (whose header derives it): the λ-weighted ELBO is ordinary VI with the likelihood
+// raised to 1/λ, i.e. N → N/λ. Writing VON's precision as Λ = (N/λ)(s + λδ̃) (s tracks the
+// average per-example curvature, seed 000's reparameterisation S = (Λ − δI)/N at λ = 1) turns VON's
+// mean step Λ⁻¹(Nĝ/λ + δμ) into (ĝ + λδ̃μ)/(s + λδ̃) — so λ multiplies δ̃ in both places and q's
+// precision is (N/λ)(s + λδ̃), not N(s + λδ̃) as in the "tempered" form of later papers (which
+// describes the same iterates of μ with a precision λ times larger).
+//
+// Approximations, each by name:
+//   * Curvature: the exact Hessian E_q[∇²ℓ] of VON replaced by the empirical Fisher, the GGN or
+//     the MC true Fisher (all positive semi-definite for the likelihoods of nn/ with the GGN's
+//     output Hessian convex in f; a non-PD s + λδ̃ is reported as an error, never used).
+//   * Monte Carlo: ĝ and ĉ are evaluated at S samples θₛ ~ q (default one), not as E_q[...]; in
+//     particular VOGN's ĝ uses the per-example gradients at θ ~ q, and the empirical Fisher
+//     squares gradients at that same θ.
+//   * Minibatch: averages over B instead of all N examples.
+//   * Diagonal: mean-field q and the diagonal of the curvature (squared gradients elementwise).
+//   * Separate rates α (mean) and β (curvature); α = β would be the natural-gradient step.
+//
+// Cost per step: S per-example gradient passes over M examples (the batched route for
+// nn::Supervised), plus for the curvature: empirical Fisher O(M·P) (diagonal) or one M×P×P
+// product (full); GGN M output Jacobians + O(M·m·P) (diagonal) or O(M·m·P²) (full); MC Fisher the
+// same plus K·M sampled output gradients. Updates: O(P) (diagonal), or one Cholesky of S + λδ̃I
+// (P³/3) for full, whose factor also samples the next θ.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <inference/fit.hpp>
+#include <inference/fit_result.hpp>
+#include <inference/loop_options.hpp>
+#include <inference/natural_gradient.hpp>
+#include <inference/posterior/factored_precision.hpp>
+#include <inference/random.hpp>
+#include <inference/schedule.hpp>
+#include <nn/curvature/concepts.hpp>
+#include <nn/curvature/ggn.hpp>
+#include <nn/curvature/mc_fisher.hpp>
+#include <nn/per_example.hpp>
+
+namespace ngvi::vi {
+
+// The per-example curvature c(gᵢ) VOGN averages (see the header comment).
+enum class VognCurvature {
+  empirical_fisher,  // gᵢgᵢᵀ of the observed targets (seed 000)
+  ggn,        // Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton (seed 001); needs nn::Supervised
+  mc_fisher,  // gradients for targets sampled from the model: the true Fisher (seed 004); needs
+              // nn::Supervised
+};
+
+inline const char* to_string(VognCurvature c) {
+  switch (c) {
+    case VognCurvature::empirical_fisher:
+      return "empirical_fisher";
+    case VognCurvature::ggn:
+      return "ggn";
+    case VognCurvature::mc_fisher:
+      return "mc_fisher";
+  }
+  return "unknown";
+}
+
+template <class Model, Covariance C>
+class Vogn;
+
+// Options of VOGN with the covariance structure C; VognOptions (diagonal, the seed's VOGN) and
+// FullVognOptions are the two instances.
+template <Covariance C>
+struct VognOptionsFor {
+  // Epochs, minibatch M, history, threads (shared by every method).
+  LoopOptions loop{};
+  // δ of the prior N(0, δ⁻¹I).
+  double prior_precision = 1.0;
+  // λ, the weight of the KL in the ELBO (1: proper VI); enters as N/λ, see the header comment.
+  double kl_weight = 1.0;
+  // α(t), the step size of the mean. 0.01: the middle of the PyTorch reference's tuning grid.
+  Schedule mean_rate{0.01};
+  // β(t), the moving-average weight of the curvature s, in (0, 1]. 0.1 as in the reference grid.
+  Schedule precision_rate{0.1};
+  // S, Monte-Carlo samples θₛ ~ q per step; 0 evaluates everything at the mean.
+  int mc_samples = 1;
+  // Which per-example curvature c(gᵢ) to average.
+  VognCurvature curvature = VognCurvature::empirical_fisher;
+  // mc_fisher: K, targets sampled per example and θₛ.
+  int fisher_samples = 1;
+  // s₀ = initial_curvature·1 (or ·I), unless initial_state_curvature is given; 1 is the
+  // reference's choice (a starting posterior sd of about 1/√N).
+  double initial_curvature = 1.0;
+  // A warm start: μ₀ (empty: the model's own initialisation, or zeros) and s₀ (P entries for
+  // diagonal, P×P for full; empty: as above). q's precision is (N/λ)(s + λδ̃).
+  Eigen::VectorXd initial_mean{};
+  typename FactoredPrecision<C>::matrix_type initial_state_curvature{};
+
+  static constexpr const char* name = C == Covariance::full ? "vogn_full" : "vogn";
+  template <class Model>
+  using method = Vogn<Model, C>;
+};
+
+using VognOptions = VognOptionsFor<Covariance::diagonal>;
+using FullVognOptions = VognOptionsFor<Covariance::full>;
+
+template <class Model, Covariance C>
+class Vogn {
+  using Factor = FactoredPrecision<C>;
+  using Mat = typename Factor::matrix_type;  // s or S: P entries, or P×P
+
+ public:
+  using posterior_type = typename Factor::posterior_type;
+  using options_type = VognOptionsFor<C>;
+
+  // Throws std::invalid_argument naming the field for bad options. Cost: O(P²), one Cholesky.
+  Vogn(const Model& model, const options_type& o, Rng& rng) : model_(model), o_(o) {
+    validate();
+    const Eigen::Index p = model.num_params();
+    n_over_lambda_ = static_cast<double>(model.num_examples()) / o.kl_weight;
+    delta_tilde_ = o.kl_weight * o.prior_precision / static_cast<double>(model.num_examples());
+    mu_ = o.initial_mean.size() > 0 ? o.initial_mean : initial_mean(model, rng);
+    s_ = o.initial_state_curvature.size() > 0 ? o.initial_state_curvature
+                                              : Factor::scaled_identity(p, o.initial_curvature);
+    if (!factorize())
+      throw std::invalid_argument(
+          who() + ": initial_state_curvature + λδ/N is not finite and positive definite");
+  }
+
+  // One VOGN step on in.batch (see the header comment). Cost: see the header comment.
+  void step(const StepInput& in, Rng& rng, Counters& c) {
+    const double alpha = o_.mean_rate.at(in.iteration), beta = o_.precision_rate.at(in.iteration);
+    const auto m = static_cast<double>(in.batch.size());
+    draw_parameters(mu_, factor_, 1.0 / std::sqrt(n_over_lambda_), o_.mc_samples, rng, thetas_);
+    Eigen::VectorXd g_hat = Eigen::VectorXd::Zero(mu_.size());
+    Mat c_hat = Factor::scaled_identity(mu_.size(), 0.0);
+    for (const Eigen::VectorXd& theta : thetas_) {
+      {
+        ScopedTimer timer(c.seconds_gradients);
+        nn::per_example_gradients(model_, theta, in.batch, g_, in.parallel);
+        g_hat += g_.colwise().sum().transpose();
+      }
+      ScopedTimer timer(c.seconds_curvature);
+      c_hat += curvature_sum(theta, in, rng);
+    }
+    g_hat /= m * static_cast<double>(thetas_.size());
+    c_hat /= m * static_cast<double>(thetas_.size());
+
+    ScopedTimer timer(c.seconds_linear_algebra);
+    // s ← (1−β)s + β ĉ
+    s_ = (1.0 - beta) * s_ + beta * c_hat;
+    if (!factorize()) {
+      if (!s_.allFinite()) return;  // non-finite: the fit loop reports it
+      throw std::runtime_error(
+          who() + ": at iteration " + std::to_string(in.iteration) +
+          " the curvature s + λδ/N is not positive definite (curvature = " +
+          to_string(o_.curvature) +
+          ": its output Hessian is indefinite for this likelihood; use mc_fisher)");
+    }
+    // μ ← μ − α (s + λδ̃)⁻¹(ĝ + λδ̃μ)
+    mu_ -= alpha * factor_.solve(g_hat + delta_tilde_ * mu_);
+  }
+
+  // q = N(μ, ((N/λ)(s + λδ̃))⁻¹).
+  posterior_type posterior() const { return factor_.posterior(mu_, n_over_lambda_); }
+  const Eigen::VectorXd& mean() const { return mu_; }
+  // s (P entries) or S (P×P): the running average of the per-example curvature.
+  const Mat& curvature() const { return s_; }
+
+  NamedArrays state() const { return {{"mean", mu_}, {"curvature", s_}}; }
+  // Throws std::invalid_argument if an array is missing or has the wrong shape, or s + λδ̃ is not
+  // positive definite. Cost: one Cholesky (full).
+  void restore(const NamedArrays& st) {
+    const Eigen::Index p = mu_.size();
+    mu_ = state_array(st, "mean", p, 1);
+    s_ = state_array(st, "curvature", p, Factor::full ? p : 1);
+    if (!factorize())
+      throw std::invalid_argument(who() + ": the checkpoint's curvature is not positive definite");
+  }
+  std::optional<NonFinite> first_non_finite() const {
+    if (auto i = first_non_finite_entry(mu_)) return NonFinite{*i, "mean"};
+    if (auto i = Factor::first_non_finite(s_)) return NonFinite{*i, "precision"};
+    return std::nullopt;
+  }
+
+ private:
+  static std::string who() { return std::string("ngvi::vi::Vogn(") + options_type::name + ")"; }
+
+  void validate() const {
+    validate_natural_gradient_options(o_, model_.num_params(), who());
+    if (o_.fisher_samples < 1)
+      throw std::invalid_argument(who() + ": fisher_samples must be >= 1, got " +
+                                  std::to_string(o_.fisher_samples));
+    const Eigen::Index p = model_.num_params();
+    const auto& s0 = o_.initial_state_curvature;
+    if (s0.size() != 0 && (s0.rows() != p || s0.cols() != (Factor::full ? p : 1)))
+      throw std::invalid_argument(who() + ": initial_state_curvature is " +
+                                  std::to_string(s0.rows()) + "×" + std::to_string(s0.cols()) +
+                                  ", the model has " + std::to_string(p) + " parameters");
+    if constexpr (!nn::OutputLikelihoodModel<Model>)
+      if (o_.curvature != VognCurvature::empirical_fisher)
+        throw std::invalid_argument(
+            who() + ": curvature " + to_string(o_.curvature) +
+            " needs a model with outputs and a likelihood (nn::Supervised); use "
+            "empirical_fisher");
+  }
+
+  // Factors s + λδ̃I. False if it is not finite and positive definite.
+  bool factorize() {
+    Mat shifted = s_;
+    Factor::add_identity(shifted, delta_tilde_);
+    return factor_.factorize(std::move(shifted));
+  }
+
+  // Σ_{i∈B} c(gᵢ) at θ, with the per-example gradients of θ already in g_.
+  Mat curvature_sum(const Eigen::VectorXd& theta, const StepInput& in, Rng& rng) const {
+    const double m = static_cast<double>(in.batch.size());
+    if (o_.curvature == VognCurvature::empirical_fisher) {
+      if constexpr (Factor::full)
+        return g_.transpose() * g_;
+      else
+        return m * nn::squared_column_mean(g_, in.parallel);
+    }
+    if constexpr (nn::OutputLikelihoodModel<Model>) {
+      if (o_.curvature == VognCurvature::ggn) {
+        nn::GgnOptions g;
+        g.curvature.parallel = in.parallel;
+        if constexpr (Factor::full)
+          return nn::ggn(model_, theta, in.batch, g);
+        else
+          return nn::ggn_diagonal(model_, theta, in.batch, g);
+      }
+      nn::MonteCarloFisherOptions f;
+      f.samples = o_.fisher_samples;
+      f.seed = rng();
+      f.curvature.parallel = in.parallel;
+      if constexpr (Factor::full)
+        return nn::mc_fisher(model_, theta, in.batch, f);
+      else
+        return nn::mc_fisher_diagonal(model_, theta, in.batch, f);
+    }
+    throw std::invalid_argument(who() + ": curvature " + to_string(o_.curvature) +
+                                " needs nn::Supervised");
+  }
+
+  const Model& model_;
+  options_type o_;
+  double n_over_lambda_ = 1.0;
+  double delta_tilde_ = 0.0;  // λδ̃ = λδ/N
+  Eigen::VectorXd mu_;
+  Mat s_;
+  Factor factor_;                        // of s + λδ̃I
+  std::vector<Eigen::VectorXd> thetas_;  // this step's θₛ
+  ad::RowMatrixXd g_;  // this θₛ's per-example gradients, M×P (reused across steps)
+};
+
+}  // namespace ngvi::vi
