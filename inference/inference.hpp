@@ -9,9 +9,11 @@
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/ivon.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch.hpp>
 #include <inference/natural_gradient.hpp>
+#include <inference/minibatch_gradient.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/posterior/full_gaussian.hpp>

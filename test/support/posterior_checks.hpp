@@ -30,6 +30,12 @@ inline constexpr Tolerance quadrature{1e-6, 1e-8};
 // Iterative solvers stopped after a fixed number of steps (optimisers, fixed-point iterations)
 // against the exact solution they converge to.
 inline constexpr Tolerance iterative{1e-6, 1e-6};
+// Stochastic methods run with constant or slowly decaying steps (IVON, Bayes-by-backprop, noisy
+// Adam) against the fixed point they fluctuate around, their iterates averaged over the last part
+// of the run: Monte-Carlo noise of a few percent for the run lengths tests afford, plus the
+// O(step) bias of the averaged recursions. Precisions relative; means compared in units of the
+// posterior standard deviation (reference 0 after standardising, so the absolute part applies).
+inline constexpr Tolerance stochastic_fixed_point{5e-2, 5e-2};
 // Monte-Carlo estimates: accept within this many standard errors (≈ 1e-6 two-sided false-alarm
 // rate per comparison for a normal estimate, so a suite of a few hundred stays reliable).
 inline constexpr double mc_sigmas = 5.0;

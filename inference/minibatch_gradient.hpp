@@ -1,0 +1,59 @@
+// minibatch_loss_and_gradient: Σ_{i∈B} ℓᵢ(θ) and its gradient by one reverse sweep.
+//
+// The methods that need only the minibatch gradient at a sampled θ — IVON, Bayes-by-backprop,
+// noisy K-FAC's mean update — call this instead of forming per-example gradients. A model with
+// a batched loss (nn::Supervised::batch_loss(theta, idx), a few fused tape entries per layer for
+// the whole minibatch, reading the rows of idx) is recorded through it; any other separable model
+// through the sum of its example_loss over idx on one tape. Either way it is one recording and
+// one reverse sweep on the calling thread, so the result does not depend on the thread count.
+// Returns SUMS over the batch (divide by |B| for the mean ĝ of the seeds' notation).
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <autodiff/core/var.hpp>
+#include <autodiff/functional/value_and_gradient.hpp>
+#include <nn/model_concept.hpp>
+
+namespace ngvi::vi {
+
+// Σ_{i∈batch} ℓᵢ(θ), with grad set to its gradient. Throws std::invalid_argument for an empty
+// batch or a θ of the wrong length, std::out_of_range for an index outside 0..N−1.
+// Cost: one forward recording of the batch's loss and one reverse sweep (batched for models
+// with batch_loss, else |B| example_loss recordings on one tape).
+template <class Model>
+double minibatch_loss_and_gradient(const Model& model, const Eigen::VectorXd& theta,
+                                   std::span<const Eigen::Index> batch, Eigen::VectorXd& grad) {
+  static_assert(nn::require_separable_model<Model>());
+  if (batch.empty())
+    throw std::invalid_argument("ngvi::vi::minibatch_loss_and_gradient: the minibatch is empty");
+  if (theta.size() != model.num_params())
+    throw std::invalid_argument("ngvi::vi::minibatch_loss_and_gradient: θ has " +
+                                std::to_string(theta.size()) + " entries, the model has " +
+                                std::to_string(model.num_params()) + " parameters");
+  for (const Eigen::Index i : batch)
+    if (i < 0 || i >= model.num_examples())
+      throw std::out_of_range("ngvi::vi::minibatch_loss_and_gradient: example index " +
+                              std::to_string(i) + " is outside 0.." +
+                              std::to_string(model.num_examples() - 1));
+  if constexpr (requires(const ad::VarVector<double>& t) {
+                  { model.batch_loss(t, batch) } -> std::convertible_to<ad::Var<double>>;
+                }) {
+    return ad::value_and_gradient([&](const auto& t) { return model.batch_loss(t, batch); }, theta,
+                                  grad);
+  } else {
+    return ad::value_and_gradient(
+        [&](const auto& t) {
+          ad::Var<double> sum(0.0);
+          for (const Eigen::Index i : batch) sum += model.example_loss(t, i);
+          return sum;
+        },
+        theta, grad);
+  }
+}
+
+}  // namespace ngvi::vi
