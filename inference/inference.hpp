@@ -4,6 +4,7 @@
 #pragma once
 
 #include <inference/adam.hpp>
+#include <inference/bayes_by_backprop.hpp>
 #include <inference/checkpoint.hpp>
 #include <inference/classification_metrics.hpp>
 #include <inference/elbo.hpp>
