@@ -15,9 +15,11 @@
 #include <inference/minibatch.hpp>
 #include <inference/natural_gradient.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/noisy_kfac.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/posterior/full_gaussian.hpp>
+#include <inference/posterior/kronecker_gaussian.hpp>
 #include <inference/posterior/posterior_concept.hpp>
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>

@@ -1,0 +1,157 @@
+// Noisy K-FAC (seed 004, Alg. 2). With one dense layer, one output and no hidden units (Bayesian
+// linear regression) the Kronecker structure is exact: Ā = ΦᵀΦ/N (inputs do not depend on the
+// weights), S̄ = τ (expected_fisher, or sampled_fisher on average), and (N/λ)(S̄ ⊗ Ā) = τΦᵀΦ is the
+// exact Gauss-Newton matrix. The algorithm's fixed point is then, independently of its path,
+//   Λ = (N/λ)(τ + √γ/π)(ΦᵀΦ/N + π√γ I),  π = √(tr(ΦᵀΦ/N)/(D+1) / τ),
+//     = τΦᵀΦ + δI + (N/λ)√γ(πτ I + ΦᵀΦ/(Nπ))        (λ = 1: the exact precision + π-damping's cross
+//     terms)
+//   μ = (τΦᵀΦ + δI)⁻¹τΦᵀy                            (the exact posterior mean)
+// With β = 1, expected_fisher and S = 0 the factors reach it in one step (checked to exact_update)
+// and the mean converges geometrically with α = 1. With sampled targets and S = 1, S̄ averages to τ
+// and μ to the exact mean (Monte Carlo). Also: a two-layer network gives the same bits on 1 and 2
+// threads, checkpoint + resume is bitwise, bad options and unsupported models are clear errors.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include <inference/fit.hpp>
+#include <inference/noisy_kfac.hpp>
+#include <nn/dense.hpp>
+#include <nn/example_indices.hpp>
+#include <nn/likelihoods/gaussian_learned_noise.hpp>
+
+#include <support/conjugate_linear.hpp>
+#include <support/method_checks.hpp>
+#include <support/posterior_checks.hpp>
+
+namespace vi = ngvi::vi;
+namespace nn = ngvi::nn;
+namespace tol = ngvi::test::vi_tolerances;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using ngvi::ad::verify::compare;
+
+namespace {
+
+auto two_layer_model() {
+  vi::Rng rng(4);
+  nn::Dataset data{vi::standard_normal(rng, 40, 2), vi::standard_normal(rng, 40, 1)};
+  return nn::Supervised(nn::Sequential{nn::Dense(2, 4), nn::Tanh{}, nn::Dense(4, 1)},
+                        nn::GaussianFixedNoise(4.0), std::move(data));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(noisy_kfac_test)
+
+BOOST_AUTO_TEST_CASE(linear_model_reaches_the_exact_kronecker_fixed_point) {
+  const auto f = ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 5);
+  const auto model = f.model();
+  const double n = 40.0, gamma = f.delta / n;
+  vi::NoisyKfacOptions o;
+  o.prior_precision = f.delta;
+  o.s_factor = nn::KfacS::expected_fisher;
+  o.beta = 1.0;
+  o.mc_samples = 0;
+  o.learning_rate.initial = 1.0;
+  vi::Rng rng(2);
+  vi::NoisyKfac<decltype(model)> method(model, o, rng);
+  const std::vector<Eigen::Index> batch = nn::all_examples(40);
+  vi::Counters c;
+  method.step(ngvi::test::step_on(batch, 1), rng, c);
+
+  const MatrixXd gram = f.Phi().transpose() * f.Phi();
+  const double pi = std::sqrt((gram / n).trace() / 4.0 / f.tau);
+  MatrixXd expected = n * (f.tau + std::sqrt(gamma) / pi) *
+                      (gram / n + pi * std::sqrt(gamma) * MatrixXd::Identity(4, 4));
+  const MatrixXd precision = method.posterior().precision();
+  NGVI_CHECK_REPORT(compare(precision, expected, tol::exact_update,
+                            "precision after one step vs the fixed point"));
+  MatrixXd cross = std::sqrt(gamma) * (pi * f.tau * n * MatrixXd::Identity(4, 4) + gram / pi);
+  NGVI_CHECK_REPORT(compare(MatrixXd(precision - cross), f.precision(), tol::closed_form,
+                            "precision − π-damping cross terms vs τΦᵀΦ + δI"));
+  NGVI_CHECK_REPORT(
+      compare(method.activation_factor(0), MatrixXd(gram / n), tol::exact_update, "Ā = ΦᵀΦ/N"));
+  NGVI_CHECK_REPORT(compare(method.gradient_factor(0)(0, 0), f.tau, tol::exact_update, "S̄ = τ"));
+
+  for (int t = 2; t <= 80; ++t) method.step(ngvi::test::step_on(batch, t), rng, c);
+  NGVI_CHECK_REPORT(
+      compare(method.posterior().mean(), f.mean(), tol::iterative, "μ after 80 steps"));
+}
+
+BOOST_AUTO_TEST_CASE(sampled_targets_average_to_the_fixed_point) {
+  const auto f = ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 6);
+  const auto model = f.model();
+  vi::NoisyKfacOptions o;
+  o.prior_precision = f.delta;
+  o.beta = 0.05;
+  o.learning_rate = {0.2, 0.002, 1.0, 0.0};
+  vi::Rng rng(7);
+  vi::NoisyKfac<decltype(model)> method(model, o, rng);
+  const std::vector<Eigen::Index> batch = nn::all_examples(40);
+  vi::Counters c;
+  constexpr int steps = 2000, averaged = 1000;
+  double s_sum = 0.0;
+  VectorXd mean_sum = VectorXd::Zero(4);
+  for (int t = 1; t <= steps; ++t) {
+    method.step(ngvi::test::step_on(batch, t), rng, c);
+    if (t > steps - averaged) {
+      s_sum += method.gradient_factor(0)(0, 0);
+      mean_sum += method.posterior().mean();
+    }
+  }
+  NGVI_CHECK_REPORT(
+      compare(s_sum / averaged, f.tau, tol::stochastic_fixed_point, "averaged S̄ vs τ"));
+  const VectorXd standardised =
+      (mean_sum / averaged - f.mean()).cwiseProduct(f.precision().diagonal().cwiseSqrt());
+  NGVI_CHECK_REPORT(compare(standardised, VectorXd::Zero(4), tol::stochastic_fixed_point,
+                            "averaged noisy-K-FAC mean − μ, in posterior standard deviations"));
+}
+
+BOOST_AUTO_TEST_CASE(same_seed_same_bits_for_one_and_two_threads) {
+  const auto model = two_layer_model();
+  vi::NoisyKfacOptions o;
+  o.loop.minibatch = 20;
+  o.loop.epochs = 3;
+  o.loop.parallel.grain = 4;  // several tasks per minibatch, so two threads really share the work
+  o.mc_samples = 2;
+  ngvi::test::check_thread_count_invariance(model, o, 77);
+}
+
+BOOST_AUTO_TEST_CASE(resume_from_a_checkpoint_is_bitwise_the_uninterrupted_run) {
+  const auto model = two_layer_model();
+  vi::NoisyKfacOptions o;
+  o.loop.minibatch = 8;
+  o.loop.epochs = 3;
+  o.loop.history_every = 4;
+  o.inverse_interval = 3;  // stale inverses must survive the checkpoint too
+  ngvi::test::check_resume_is_bitwise(model, o, 21, 7);
+}
+
+BOOST_AUTO_TEST_CASE(bad_options_and_models_are_clear_errors) {
+  const auto model = two_layer_model();
+  using ngvi::test::check_rejects;
+  vi::NoisyKfacOptions good;
+  good.loop.minibatch = 4;
+  auto with = [&](auto change) {
+    vi::NoisyKfacOptions o = good;
+    change(o);
+    return o;
+  };
+  check_rejects(model, with([](auto& o) { o.kl_weight = -1.0; }), "kl_weight");
+  check_rejects(model, with([](auto& o) { o.beta = 0.0; }), "beta");
+  check_rejects(model, with([](auto& o) { o.fisher_samples = 0; }), "fisher_samples");
+  check_rejects(model, with([](auto& o) { o.extrinsic_damping = -1.0; }), "extrinsic_damping");
+  check_rejects(model, with([](auto& o) { o.stats_interval = 0; }), "stats_interval");
+  check_rejects(model, with([](auto& o) { o.factor_init = 0.0; }), "factor_init");
+  check_rejects(model, with([](auto& o) { o.mc_samples = -1; }), "mc_samples");
+  vi::Rng rng(1);
+  nn::Dataset data{vi::standard_normal(rng, 10, 2), vi::standard_normal(rng, 10, 1)};
+  const nn::Supervised learned_noise(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianLearnedNoise(),
+                                     std::move(data));
+  check_rejects(learned_noise, good, "dense layers");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
