@@ -15,6 +15,7 @@
 #include <inference/minibatch.hpp>
 #include <inference/natural_gradient.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/noisy_adam.hpp>
 #include <inference/noisy_kfac.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/factored_precision.hpp>
