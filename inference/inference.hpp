@@ -11,7 +11,9 @@
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
 #include <inference/ivon.hpp>
+#include <inference/laplace.hpp>
 #include <inference/loop_options.hpp>
+#include <inference/map.hpp>
 #include <inference/minibatch.hpp>
 #include <inference/natural_gradient.hpp>
 #include <inference/minibatch_gradient.hpp>
@@ -21,6 +23,7 @@
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <inference/posterior/kronecker_gaussian.hpp>
+#include <inference/posterior/point_estimate.hpp>
 #include <inference/posterior/posterior_concept.hpp>
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>

@@ -16,6 +16,7 @@ namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
+using ngvi::test::check_error_mentions;
 
 BOOST_AUTO_TEST_SUITE(classification_metrics_test)
 
@@ -67,29 +68,24 @@ BOOST_AUTO_TEST_CASE(ties_go_to_the_lowest_class_and_confidence_one_is_in_the_la
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
-  auto throws_with = [](auto&& f, const std::string& part) {
-    try {
-      f();
-      BOOST_ERROR("no exception; expected one mentioning '" << part << "'");
-    } catch (const std::invalid_argument& e) {
-      BOOST_TEST(std::string(e.what()).find(part) != std::string::npos, e.what());
-    }
-  };
   MatrixXd p(2, 2);
   p << 0.4, 0.6, 0.3, 0.7;
   const VectorXd y = (VectorXd(2) << 0, 1).finished();
-  throws_with([&] { (void)vi::classification_metrics(MatrixXd(0, 2), VectorXd()); }, "no examples");
-  throws_with([&] { (void)vi::classification_metrics(p, VectorXd::Zero(3)); },
-              "3 labels for 2 rows");
-  throws_with([&] { (void)vi::classification_metrics(p, (VectorXd(2) << 0, 2).finished()); },
-              "expected a class index in 0..1");
+  check_error_mentions([&] { (void)vi::classification_metrics(MatrixXd(0, 2), VectorXd()); },
+                       "no examples");
+  check_error_mentions([&] { (void)vi::classification_metrics(p, VectorXd::Zero(3)); },
+                       "3 labels for 2 rows");
+  check_error_mentions(
+      [&] { (void)vi::classification_metrics(p, (VectorXd(2) << 0, 2).finished()); },
+      "expected a class index in 0..1");
   MatrixXd q = p;
   q(1, 1) = std::nan("");
-  throws_with([&] { (void)vi::classification_metrics(q, y); }, "is not in [0, 1]");
+  check_error_mentions([&] { (void)vi::classification_metrics(q, y); }, "is not in [0, 1]");
   q(1, 1) = 0.8;
-  throws_with([&] { (void)vi::classification_metrics(q, y); }, "sum to");
-  throws_with([&] { (void)vi::expected_calibration_error(p, y, 0); }, "bins must be >= 1");
-  throws_with([&] { (void)vi::classification_metrics(MatrixXd::Ones(2, 1), y); }, "at least 2");
+  check_error_mentions([&] { (void)vi::classification_metrics(q, y); }, "sum to");
+  check_error_mentions([&] { (void)vi::expected_calibration_error(p, y, 0); }, "bins must be >= 1");
+  check_error_mentions([&] { (void)vi::classification_metrics(MatrixXd::Ones(2, 1), y); },
+                       "at least 2");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,9 @@
 // mc_sigmas·se, with se computed by the test from the samples it drew.
 #pragma once
 
+#include <exception>
+#include <string>
+
 #include <boost/test/unit_test.hpp>
 
 #include <autodiff/verify/compare.hpp>
@@ -41,6 +44,22 @@ inline constexpr Tolerance stochastic_fixed_point{5e-2, 5e-2};
 inline constexpr double mc_sigmas = 5.0;
 
 }  // namespace ngvi::test::vi_tolerances
+
+namespace ngvi::test {
+
+// Non-fatal: f() throws an exception whose message contains `part` (bad-input tests check that
+// the error names the problem, not just that there is one).
+template <class F>
+void check_error_mentions(F&& f, const std::string& part) {
+  try {
+    f();
+    BOOST_ERROR("no exception; expected one mentioning '" << part << "'");
+  } catch (const std::exception& e) {
+    BOOST_TEST(std::string(e.what()).find(part) != std::string::npos, e.what());
+  }
+}
+
+}  // namespace ngvi::test
 
 // Non-fatal: |estimate − reference| ≤ mc_sigmas · standard_error, reported with both values.
 #define NGVI_CHECK_MC(estimate, reference, standard_error)                                      \

@@ -1,0 +1,313 @@
+// The Laplace approximation at the MAP θ*, its log marginal likelihood, and the choice of the
+// prior (and noise) precision by that evidence.
+//
+//   q(θ) = N(θ*, Λ⁻¹),  Λ = H(θ*) + δI,
+//   log p(D) ≈ log p(D|θ*) + log p₀(θ*) + (P/2) log 2π − ½ log det Λ
+//            = −Σᵢ ℓᵢ(θ*) − ½δ‖θ*‖² + (P/2) log δ − ½ log det Λ          (p₀ = N(0, δ⁻¹I)),
+// the second-order expansion of log p(D, θ) around its maximum, integrated (MacKay 1992;
+// Immer et al. 2021 for networks). θ* comes from MAP (map.hpp) or anywhere else; the formula
+// assumes it is a stationary point of the MAP objective, so the result reports that objective's
+// gradient norm at θ* for the caller to check. The evidence is exact for a model linear in θ
+// with a Gaussian likelihood (the log joint is then exactly quadratic).
+//
+// H, the curvature of the data term Σᵢ ℓᵢ at θ*, is chosen by name (LaplaceCurvature):
+//   exact_hessian  ∇²Σᵢℓᵢ by forward-over-reverse (nn::exact_hessian) — may be indefinite
+//                  away from a minimum of the data term; Λ not positive definite is then an
+//                  error naming Λ's smallest eigenvalue (use the GGN, which is PSD);
+//   ggn            the generalized Gauss-Newton Σᵢ JᵢᵀH_LJᵢ (nn::ggn): PSD for the convex
+//                  likelihoods; the usual choice for networks, equal to the Hessian for a
+//                  model linear in θ;
+//   kfac           K-FAC's block-diagonal Kronecker approximation of the GGN, N·(S ⊗ A) per
+//                  dense layer with S the expected-Fisher (Gauss-Newton) factor (nn::kfac_factors,
+//                  KfacS::expected_fisher); parameters outside every dense layer get curvature 0
+//                  (only δ). Kept as the dense block-diagonal precision of a FullGaussian.
+// laplace() returns the full-covariance FullGaussian; diagonal_laplace() keeps only diag(H) (the
+// exact Hessian's diagonal, the GGN's diagonal, or K-FAC's diagonal) in a DiagonalGaussian, with
+// log det Λ = Σ log Λⱼⱼ — the evidence of that factorised approximation.
+//
+// Choosing δ (and τ) by evidence: select_by_evidence() evaluates a caller-given function over a
+// grid of prior precisions δ (and, for a likelihood with a noise precision τ, a grid of τ) and
+// keeps the maximum. Each grid point is expected to REFIT the MAP for its (δ, τ) and return its
+// Laplace log marginal likelihood, so the comparison is between proper evidences (θ* depends on
+// δ); this is the grid search, not MacKay's fixed-point updates, chosen because it needs no
+// eigendecomposition, works for every curvature above, and for a linear-Gaussian model selects
+// exactly the maximiser of the exact evidence on the grid.
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numbers>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+
+#include <autodiff/functional/value_and_gradient.hpp>
+#include <inference/elbo.hpp>
+#include <inference/fit.hpp>
+#include <inference/posterior/diagonal_gaussian.hpp>
+#include <inference/posterior/full_gaussian.hpp>
+#include <nn/curvature/ggn.hpp>
+#include <nn/curvature/hessian.hpp>
+#include <nn/curvature/kfac.hpp>
+
+namespace ngvi::vi {
+
+// Which curvature of the data term H is (see the top of this file).
+enum class LaplaceCurvature {
+  exact_hessian,
+  ggn,
+  kfac,
+};
+
+inline const char* to_string(LaplaceCurvature c) {
+  switch (c) {
+    case LaplaceCurvature::exact_hessian:
+      return "exact_hessian";
+    case LaplaceCurvature::ggn:
+      return "ggn";
+    case LaplaceCurvature::kfac:
+      return "kfac";
+  }
+  return "unknown";
+}
+
+struct LaplaceOptions {
+  // H. The GGN by default: PSD at any θ*, and what networks' Laplace approximations use.
+  LaplaceCurvature curvature = LaplaceCurvature::ggn;
+  // δ of the prior N(0, δ⁻¹I), the same δ the MAP was fitted with.
+  double prior_precision = 1.0;
+  // Threads and the deterministic reduction of the per-example sums (GGN, K-FAC).
+  nn::CurvatureOptions parallel{};
+};
+
+// The approximation and its evidence.
+template <class Posterior>
+struct Laplace {
+  Posterior posterior;                 // N(θ*, Λ⁻¹)
+  double log_marginal_likelihood = 0;  // the Laplace evidence log p(D) (top of this file)
+  double log_likelihood = 0;           // log p(D|θ*) = −Σᵢ ℓᵢ(θ*)
+  double log_prior = 0;                // log p₀(θ*) = (P/2) log(δ/2π) − ½δ‖θ*‖²
+  double log_det_precision = 0;        // log det Λ
+  double gradient_norm = 0;    // ‖∇(Σᵢℓᵢ + ½δ‖θ‖²)‖ at θ*: 0 at an exact MAP
+  double prior_precision = 0;  // δ
+  LaplaceCurvature curvature = LaplaceCurvature::ggn;
+};
+
+namespace detail {
+
+template <class Model>
+void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, const LaplaceOptions& o,
+                          const char* who) {
+  const std::string w = std::string("ngvi::vi::") + who;
+  if (model.num_examples() < 1) throw std::invalid_argument(w + ": the model has no examples");
+  if (theta.size() != model.num_params())
+    throw std::invalid_argument(w + ": theta has " + std::to_string(theta.size()) +
+                                " entries, the model has " + std::to_string(model.num_params()) +
+                                " parameters");
+  if (!theta.allFinite()) throw std::invalid_argument(w + ": theta is not finite");
+  if (!(o.prior_precision > 0.0) || !std::isfinite(o.prior_precision))
+    throw std::invalid_argument(w + ": prior_precision must be positive and finite, got " +
+                                std::to_string(o.prior_precision));
+}
+
+// Throws std::invalid_argument if the model lacks what curvature c needs: the GGN needs the
+// network output and the likelihood apart (nn::OutputLikelihoodModel), K-FAC also the dense
+// layers (nn::Supervised<nn::Sequential, L>). The exact Hessian works for every model.
+template <class Model>
+void require_curvature(LaplaceCurvature c, const char* who) {
+  const bool ok = c == LaplaceCurvature::ggn ? nn::OutputLikelihoodModel<Model>
+                                             : nn::detail::SequentialModel<Model>;
+  if (!ok)
+    throw std::invalid_argument(
+        std::string("ngvi::vi::") + who + ": LaplaceCurvature::" + to_string(c) +
+        (c == LaplaceCurvature::ggn
+             ? " needs the network output and the likelihood separately (an nn::Supervised model)"
+             : " needs the dense layers of an nn::Supervised<nn::Sequential, L> model") +
+        "; use LaplaceCurvature::exact_hessian for this model");
+}
+
+// K-FAC with the expected-Fisher S factor (the Gauss-Newton factor: deterministic, no draws).
+inline nn::KfacOptions kfac_options(const LaplaceOptions& o) {
+  nn::KfacOptions k;
+  k.s_factor = nn::KfacS::expected_fisher;
+  k.curvature = o.parallel;
+  return k;
+}
+
+// Fills everything but the posterior and log det Λ. Cost: one full-data gradient.
+template <class Model, class Posterior>
+void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const LaplaceOptions& o,
+                   Laplace<Posterior>& r) {
+  const double delta = o.prior_precision;
+  const auto P = static_cast<double>(theta.size());
+  Eigen::VectorXd g;
+  const double loss = ad::value_and_gradient(nn::detail::total_loss(model), theta, g);
+  r.log_likelihood = -loss;
+  r.log_prior =
+      0.5 * P * std::log(delta / (2.0 * std::numbers::pi)) - 0.5 * delta * theta.squaredNorm();
+  r.gradient_norm = (g + delta * theta).norm();
+  r.prior_precision = delta;
+  r.curvature = o.curvature;
+  r.log_marginal_likelihood = r.log_likelihood + r.log_prior +
+                              0.5 * P * std::log(2.0 * std::numbers::pi) -
+                              0.5 * r.log_det_precision;
+}
+
+}  // namespace detail
+
+// The full-covariance Laplace approximation at theta (see the top of this file). Throws
+// std::invalid_argument for an empty model, a θ of the wrong size or non-finite, or a bad δ,
+// and std::domain_error if Λ = H + δI is not positive definite, naming its smallest eigenvalue.
+// Cost: the curvature (exact Hessian: ⌈P/8⌉ dual recordings of the loss; GGN: the per-example
+// Jacobians + N·m·P² flops; K-FAC: its factors + O(P²)), a Cholesky of Λ (P³/3 flops) and one
+// full-data gradient.
+template <class Model>
+Laplace<FullGaussian> laplace(const Model& model, const Eigen::VectorXd& theta,
+                              const LaplaceOptions& options = {}) {
+  detail::check_laplace_inputs(model, theta, options, "laplace");
+  Eigen::MatrixXd Lambda;
+  switch (options.curvature) {
+    case LaplaceCurvature::exact_hessian:
+      Lambda = nn::exact_hessian(model, theta);
+      break;
+    case LaplaceCurvature::ggn:
+      detail::require_curvature<Model>(options.curvature, "laplace");
+      if constexpr (nn::OutputLikelihoodModel<Model>)
+        Lambda = nn::ggn(model, theta, nn::GgnOptions{.curvature = options.parallel});
+      break;
+    case LaplaceCurvature::kfac:
+      detail::require_curvature<Model>(options.curvature, "laplace");
+      if constexpr (nn::detail::SequentialModel<Model>)
+        Lambda = nn::kfac_matrix(nn::kfac_factors(model, theta, detail::kfac_options(options)),
+                                 theta.size());
+      break;
+  }
+  Lambda.diagonal().array() += options.prior_precision;
+  std::optional<FullGaussian> q = FullGaussian::from_precision_if_pd(theta, Lambda);
+  if (!q) {
+    const Eigen::VectorXd ev =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Lambda, Eigen::EigenvaluesOnly)
+            .eigenvalues();
+    throw std::domain_error(
+        std::string("ngvi::vi::laplace: the precision Λ = H + δI with H = ") +
+        to_string(options.curvature) + " and δ = " + std::to_string(options.prior_precision) +
+        " is not positive definite: its smallest eigenvalue is " + std::to_string(ev(0)) +
+        " (θ is not a local minimum of the MAP objective, or H is indefinite there; use "
+        "LaplaceCurvature::ggn, which is positive semi-definite)");
+  }
+  Laplace<FullGaussian> r;
+  r.log_det_precision = q->log_det_precision();
+  r.posterior = std::move(*q);
+  detail::laplace_terms(model, theta, options, r);
+  return r;
+}
+
+// The diagonal Laplace approximation: Λ = diag(H) + δI with diag(H) the exact Hessian's
+// diagonal, the GGN's diagonal or K-FAC's diagonal. Throws as laplace(), the domain_error naming
+// the first parameter whose Λⱼⱼ is not positive. Cost: exact Hessian as in laplace(); GGN
+// diagonal: the per-example Jacobians + N·m²·P flops; K-FAC: its factors.
+template <class Model>
+Laplace<DiagonalGaussian> diagonal_laplace(const Model& model, const Eigen::VectorXd& theta,
+                                           const LaplaceOptions& options = {}) {
+  detail::check_laplace_inputs(model, theta, options, "diagonal_laplace");
+  Eigen::VectorXd lambda;
+  switch (options.curvature) {
+    case LaplaceCurvature::exact_hessian:
+      lambda = nn::exact_hessian_diagonal(model, theta);
+      break;
+    case LaplaceCurvature::ggn:
+      detail::require_curvature<Model>(options.curvature, "diagonal_laplace");
+      if constexpr (nn::OutputLikelihoodModel<Model>)
+        lambda = nn::ggn_diagonal(model, theta, nn::GgnOptions{.curvature = options.parallel});
+      break;
+    case LaplaceCurvature::kfac:
+      detail::require_curvature<Model>(options.curvature, "diagonal_laplace");
+      if constexpr (nn::detail::SequentialModel<Model>)
+        lambda = nn::kfac_diagonal(nn::kfac_factors(model, theta, detail::kfac_options(options)),
+                                   theta.size());
+      break;
+  }
+  lambda.array() += options.prior_precision;
+  for (Eigen::Index j = 0; j < lambda.size(); ++j)
+    if (!(lambda(j) > 0.0) || !std::isfinite(lambda(j)))
+      throw std::domain_error(
+          std::string("ngvi::vi::diagonal_laplace: Λ = diag(H) + δI with H = ") +
+          to_string(options.curvature) + " has Λ = " + std::to_string(lambda(j)) + " at " +
+          describe_parameter(model, j) + ", not positive (use LaplaceCurvature::ggn)");
+  Laplace<DiagonalGaussian> r;
+  r.log_det_precision = lambda.array().log().sum();
+  r.posterior = DiagonalGaussian(theta, lambda);
+  detail::laplace_terms(model, theta, options, r);
+  return r;
+}
+
+// One grid point of an evidence search.
+struct EvidencePoint {
+  double prior_precision = 0.0;                                       // δ
+  double noise_precision = std::numeric_limits<double>::quiet_NaN();  // τ; NaN: not searched
+  double log_marginal_likelihood = 0.0;
+};
+
+struct EvidenceSelection {
+  EvidencePoint best;               // the grid point of largest evidence (the first, on ties)
+  std::vector<EvidencePoint> grid;  // every point, δ outer and τ inner, in grid order
+};
+
+namespace detail {
+
+inline void check_grid(const std::vector<double>& grid, const char* what) {
+  const std::string who = "ngvi::vi::select_by_evidence";
+  if (grid.empty()) throw std::invalid_argument(who + ": the grid of " + what + " is empty");
+  for (const double v : grid)
+    if (!(v > 0.0) || !std::isfinite(v))
+      throw std::invalid_argument(who + ": " + what + " = " + std::to_string(v) +
+                                  " in the grid is not positive and finite");
+}
+
+// Appends p to s, keeping the first maximum. Throws std::domain_error for a NaN evidence.
+inline void add_point(EvidenceSelection& s, const EvidencePoint& p) {
+  if (std::isnan(p.log_marginal_likelihood))
+    throw std::domain_error("ngvi::vi::select_by_evidence: the evidence at δ = " +
+                            std::to_string(p.prior_precision) + " is NaN");
+  s.grid.push_back(p);
+  if (s.grid.size() == 1 || p.log_marginal_likelihood > s.best.log_marginal_likelihood) s.best = p;
+}
+
+}  // namespace detail
+
+// The δ of `prior_precisions` maximising evidence(δ), which should refit the MAP at δ and return
+// its Laplace log marginal likelihood (see the top of this file). Throws std::invalid_argument
+// for an empty grid or a δ that is not positive and finite, and std::domain_error if evidence
+// returns NaN. Cost: one call of evidence per grid point.
+inline EvidenceSelection select_by_evidence(const std::vector<double>& prior_precisions,
+                                            const std::function<double(double)>& evidence) {
+  detail::check_grid(prior_precisions, "prior precisions δ");
+  EvidenceSelection s;
+  for (const double delta : prior_precisions)
+    detail::add_point(s, {.prior_precision = delta, .log_marginal_likelihood = evidence(delta)});
+  return s;
+}
+
+// The (δ, τ) of the two grids maximising evidence(δ, τ), which should refit the MAP of the model
+// with noise precision τ and prior δ and return its Laplace log marginal likelihood. Throws as
+// above, also for a τ that is not positive and finite. Cost: one call per pair.
+inline EvidenceSelection select_by_evidence(const std::vector<double>& prior_precisions,
+                                            const std::vector<double>& noise_precisions,
+                                            const std::function<double(double, double)>& evidence) {
+  detail::check_grid(prior_precisions, "prior precisions δ");
+  detail::check_grid(noise_precisions, "noise precisions τ");
+  EvidenceSelection s;
+  for (const double delta : prior_precisions)
+    for (const double tau : noise_precisions)
+      detail::add_point(s, {.prior_precision = delta,
+                            .noise_precision = tau,
+                            .log_marginal_likelihood = evidence(delta, tau)});
+  return s;
+}
+
+}  // namespace ngvi::vi

@@ -1,0 +1,128 @@
+// MAP: the maximum a posteriori θ* by Adam on minibatches, as a method of the shared fit loop —
+// the baseline of the study and the first stage of the Laplace approximation (laplace.hpp).
+//
+//   θ* = argmin_θ  Σᵢ ℓᵢ(θ) + ½δ‖θ‖²   (= −log p(D|θ) − log p₀(θ) + const, p₀ = N(0, δ⁻¹I)),
+// minimised by Adam (adam.hpp) on the unbiased minibatch estimate of that objective,
+//   L̂(θ) = (N/M) Σ_{i∈B} ℓᵢ(θ) + ½δ‖θ‖²,  ∇L̂ = (N/M) ∇Σ_{i∈B} ℓᵢ(θ) + δθ,
+// with the step size α_t of a Schedule. The gradient is one reverse sweep through the model's
+// batched batch_loss(θ, B) when it has one (nn::Supervised: a few fused tape entries per layer),
+// else through the sum of example_loss over B.
+//
+// What the loop records for a point estimate. The loop's history is an ELBO, and a point mass
+// has none: its entropy is −∞. MAP's posterior_type is PointEstimate, the degenerate Gaussian
+// N(θ*, 0) (posterior/point_estimate.hpp), whose members are that limit's values, so each
+// history row of a MAP run says honestly: expected_nll = train_nll = Σᵢ ℓᵢ(θ) (exact: an
+// expectation under a point mass), kl = +∞ and elbo = −∞ — "not applicable" without a NaN and
+// without a made-up precision. The quantity MAP minimises is map_objective() below; MapOptions'
+// loop defaults to elbo_samples = 0, since draws from a point mass are all θ*. The result's
+// posterior is then handed to laplace() (which adds the curvature) or to the predictive (which
+// gives the plug-in predictive for a PointEstimate).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include <autodiff/functional/value_and_gradient.hpp>
+#include <inference/adam.hpp>
+#include <inference/elbo.hpp>
+#include <inference/fit.hpp>
+#include <inference/posterior/point_estimate.hpp>
+#include <inference/schedule.hpp>
+#include <nn/curvature/hessian.hpp>
+
+namespace ngvi::vi {
+
+template <class Model>
+class Map;
+
+struct MapOptions {
+  // Epochs, minibatch size M, history. elbo_samples = 0: every draw from a point mass is θ*.
+  LoopOptions loop{.elbo_samples = 0};
+  // δ of the prior N(0, δ⁻¹I): the weight decay ½δ‖θ‖² of the objective.
+  double prior_precision = 1.0;
+  // Adam's step size α_t; 1e-2 (constant) suits the small networks of the study.
+  Schedule learning_rate{.initial = 1e-2};
+  // Adam's moment decays and ε (its learning_rate is unused: the schedule above sets α_t).
+  AdamOptions adam{};
+  // Where to start; empty: the model's own initialisation (nn::Supervised draws the weights from
+  // the fit's generator), or zeros for a model without one.
+  Eigen::VectorXd initial{};
+
+  static constexpr const char* name = "map";
+  template <class Model>
+  using method = Map<Model>;
+};
+
+// ∇ Σ_{i∈B} ℓᵢ(θ) into g, returning the sum. Cost: one recording of the batch loss and one
+// reverse sweep (the model's batched batch_loss if it has one, else |B| example losses).
+template <class Model>
+double batch_loss_and_gradient(const Model& model, const Eigen::VectorXd& theta,
+                               std::span<const Eigen::Index> batch, Eigen::VectorXd& g) {
+  return ad::value_and_gradient(nn::detail::batch_loss(model, batch), theta, g);
+}
+
+// Σᵢ ℓᵢ(θ) + ½δ‖θ‖², the objective MAP minimises (full data). Cost: one full-data loss.
+template <class Model>
+double map_objective(const Model& model, const Eigen::VectorXd& theta, double prior_precision) {
+  return total_nll(model, theta) + 0.5 * prior_precision * theta.squaredNorm();
+}
+
+template <class Model>
+class Map {
+ public:
+  using posterior_type = PointEstimate;
+
+  // Throws std::invalid_argument for a bad schedule, Adam setting or initial θ.
+  Map(const Model& model, const MapOptions& options, Rng& rng) : model_(model), o_(options) {
+    o_.learning_rate.validate("ngvi::vi::fit(map): learning_rate");
+    theta_ = o_.initial.size() > 0 ? o_.initial : initial_mean(model, rng);
+    if (theta_.size() != model.num_params())
+      throw std::invalid_argument("ngvi::vi::fit(map): initial has " +
+                                  std::to_string(theta_.size()) + " entries, the model has " +
+                                  std::to_string(model.num_params()) + " parameters");
+    if (!theta_.allFinite())
+      throw std::invalid_argument("ngvi::vi::fit(map): the initial θ is not finite");
+    adam_ = Adam(theta_.size(), o_.adam);
+  }
+
+  // θ ← Adam(θ, (N/M) ∇Σ_{i∈B} ℓᵢ(θ) + δθ) with step α_t. Cost: one minibatch gradient + O(P).
+  void step(const StepInput& in, Rng&, Counters& c) {
+    Eigen::VectorXd g;
+    {
+      ScopedTimer t(c.seconds_gradients);
+      batch_loss_and_gradient(model_, theta_, in.batch, g);
+    }
+    const double scale =
+        static_cast<double>(in.num_examples) / static_cast<double>(in.batch.size());
+    g = scale * g + o_.prior_precision * theta_;
+    adam_.step(theta_, g, o_.learning_rate.at(in.iteration));
+  }
+
+  PointEstimate posterior() const { return PointEstimate(theta_); }
+  NamedArrays state() const {
+    NamedArrays s = adam_.state("adam");
+    s.emplace_back("theta", theta_);
+    return s;
+  }
+  void restore(const NamedArrays& s) {
+    theta_ = state_array(s, "theta", theta_.size(), 1);
+    adam_.restore(s, "adam");
+  }
+  std::optional<NonFinite> first_non_finite() const {
+    if (const auto i = first_non_finite_entry(theta_)) return NonFinite{*i, "mean"};
+    return std::nullopt;
+  }
+
+ private:
+  const Model& model_;
+  MapOptions o_;
+  Eigen::VectorXd theta_;
+  Adam adam_;
+};
+
+}  // namespace ngvi::vi
