@@ -10,8 +10,9 @@
 //   regression      1-D inputs, y = sin(2x) + noise, a 1-16-1 tanh MLP, Gaussian likelihood
 //                   with the true noise precision;
 //   classification  2-D two moons, a 2-16-1 tanh MLP, Bernoulli-logit likelihood;
-// trained to the MAP (prior N(0, δ⁻¹I), i.e. L2) by full-batch Adam on ad::gradient, its step
-// decayed geometrically from 1e-2 to 1e-4 so that it settles. At each
+// (both from inference/problems.hpp, the toy problems the tests and the CLI tool share), trained to
+// the MAP (prior N(0, δ⁻¹I), i.e. L2) by full-batch vi::Adam on ad::gradient, its step decayed
+// geometrically from 1e-2 to 1e-4 so that it settles. At each
 // checkpoint it computes the curvature of the data term L(θ) = Σᵢ ℓᵢ(θ) (the prior adds the same
 // δI to every matrix) and reports the relative Frobenius error ‖A − H‖_F/‖H‖_F, the cosine of the
 // diagonals, and the Hessian's smallest eigenvalue and number of negative eigenvalues. It prints
@@ -36,13 +37,9 @@
 #include <nlohmann/json.hpp>
 
 #include <autodiff/functional/value_and_gradient.hpp>
-#include <nn/activations.hpp>
+#include <inference/adam.hpp>
+#include <inference/problems.hpp>
 #include <nn/curvature/curvature.hpp>
-#include <nn/dataset.hpp>
-#include <nn/likelihoods/bernoulli_logit.hpp>
-#include <nn/likelihoods/gaussian_fixed_noise.hpp>
-#include <nn/sequential.hpp>
-#include <nn/supervised.hpp>
 
 namespace {
 
@@ -62,39 +59,6 @@ struct StudyOptions {
   int mc_samples = 16;  // S for the Monte-Carlo true Fisher
   int threads = 1;      // see the top of the file
 };
-
-// ---- data ---------------------------------------------------------------------------------------
-
-// x ~ U(−2, 2), y = sin(2x) + ε, ε ~ N(0, σ²).
-nn::Dataset sine_data(Eigen::Index n, double sigma, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
-  std::normal_distribution<double> z(0.0, 1.0);
-  nn::Dataset d;
-  d.X.resize(n, 1);
-  d.Y.resize(n, 1);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    d.X(i, 0) = u(rng);
-    d.Y(i, 0) = std::sin(2.0 * d.X(i, 0)) + sigma * z(rng);
-  }
-  return d;
-}
-
-// Two interleaved half circles (the "two moons"), with Gaussian noise, centred.
-nn::Dataset two_moons(Eigen::Index n, double noise, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0.0, M_PI);
-  std::normal_distribution<double> z(0.0, 1.0);
-  nn::Dataset d;
-  d.X.resize(n, 2);
-  d.Y.resize(n, 1);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double t = u(rng);
-    const bool upper = i % 2 == 0;
-    d.X(i, 0) = (upper ? std::cos(t) : 1.0 - std::cos(t)) - 0.5 + noise * z(rng);
-    d.X(i, 1) = (upper ? std::sin(t) : 0.5 - std::sin(t)) - 0.25 + noise * z(rng);
-    d.Y(i, 0) = upper ? 1.0 : 0.0;
-  }
-  return d;
-}
 
 // ---- one checkpoint -----------------------------------------------------------------------------
 
@@ -212,8 +176,8 @@ std::vector<Checkpoint> train_and_measure(const Model& model, VectorXd theta,
               marks.end());
   marks.push_back(o.iterations);
 
-  const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  VectorXd m1 = VectorXd::Zero(theta.size()), m2 = VectorXd::Zero(theta.size()), g;
+  ngvi::vi::Adam adam(theta.size(), ngvi::vi::AdamOptions{});  // the published β₁, β₂, ε
+  VectorXd g;
   std::vector<Checkpoint> out;
   std::size_t next = 0;
   for (int t = 0; t <= o.iterations; ++t) {
@@ -224,13 +188,10 @@ std::vector<Checkpoint> train_and_measure(const Model& model, VectorXd theta,
     if (t == o.iterations) break;
     ad::value_and_gradient([&](const auto& th) { return model.total_loss(th); }, theta, g);
     g += o.prior_precision * theta;
-    m1 = b1 * m1 + (1 - b1) * g;
-    m2 = b2 * m2 + (1 - b2) * g.cwiseAbs2();
-    const double c1 = 1 - std::pow(b1, t + 1), c2 = 1 - std::pow(b2, t + 1);
     const double lr =
         o.learning_rate * std::pow(o.final_learning_rate / o.learning_rate,
                                    static_cast<double>(t) / std::max(1, o.iterations - 1));
-    theta.array() -= lr * (m1.array() / c1) / ((m2.array() / c2).sqrt() + eps);
+    adam.step(theta, g, lr);
   }
   polish_to_map(model, theta, o);
   out.push_back(measure(model, theta, o.iterations, o));
@@ -351,12 +312,16 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    // The study's problems without a gap and without held-out data (it measures curvature on
+    // the training data only); each draws its data from its own seed, the weights from rng.
+    namespace toy = ngvi::vi::problems;
+    const toy::Regression1dGap regression = toy::make_regression_1d_gap(
+        {.examples = 100, .test_examples = 0, .gap_width = 0.0, .noise_sd = 0.2, .seed = o.seed});
+    const toy::TwoMoons moons = toy::make_two_moons(
+        {.examples = 200, .test_examples = 0, .noise = 0.15, .seed = o.seed + 1});
+    const auto& reg = regression.model;
+    const auto& cls = moons.model;
     std::mt19937_64 rng(o.seed);
-    const double sigma = 0.2;
-    nn::Supervised reg(nn::Sequential::mlp({1, 16, 1}, nn::Tanh{}),
-                       nn::GaussianFixedNoise(1.0 / (sigma * sigma)), sine_data(100, sigma, rng));
-    nn::Supervised cls(nn::Sequential::mlp({2, 16, 1}, nn::Tanh{}), nn::BernoulliLogit(),
-                       two_moons(200, 0.15, rng));
     VectorXd theta_reg, theta_cls;
     reg.init(theta_reg, rng);
     cls.init(theta_cls, rng);
@@ -385,13 +350,10 @@ int main(int argc, char** argv) {
       Eigen::Index n, p;
     };
     std::vector<Problem> problems;
-    problems.push_back(
-        {"regression",
-         "sin(2x) + N(0, 0.2²), x ~ U(−2, 2); 1-16-1 tanh MLP; Gaussian, precision 25",
-         train_and_measure(reg, theta_reg, o), reg.num_examples(), reg.num_params()});
-    problems.push_back({"classification", "two moons, noise 0.15; 2-16-1 tanh MLP; Bernoulli-logit",
-                        train_and_measure(cls, theta_cls, o), cls.num_examples(),
-                        cls.num_params()});
+    problems.push_back({"regression", regression.description, train_and_measure(reg, theta_reg, o),
+                        reg.num_examples(), reg.num_params()});
+    problems.push_back({"classification", moons.description, train_and_measure(cls, theta_cls, o),
+                        cls.num_examples(), cls.num_params()});
 
     json verdicts = json::array();
     for (const Problem& pr : problems) {
