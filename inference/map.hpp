@@ -5,8 +5,7 @@
 // minimised by Adam (adam.hpp) on the unbiased minibatch estimate of that objective,
 //   L̂(θ) = (N/M) Σ_{i∈B} ℓᵢ(θ) + ½δ‖θ‖²,  ∇L̂ = (N/M) ∇Σ_{i∈B} ℓᵢ(θ) + δθ,
 // with the step size α_t of a Schedule. The gradient is one reverse sweep through the model's
-// batched batch_loss(θ, B) when it has one (nn::Supervised: a few fused tape entries per layer),
-// else through the sum of example_loss over B.
+// batched batch_loss(θ, B) when it has one (minibatch_gradient.hpp).
 //
 // What the loop records for a point estimate. The loop's history is an ELBO, and a point mass
 // has none: its entropy is −∞. MAP's posterior_type is PointEstimate, the degenerate Gaussian
@@ -27,13 +26,12 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/functional/value_and_gradient.hpp>
 #include <inference/adam.hpp>
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
+#include <inference/minibatch_gradient.hpp>
 #include <inference/posterior/point_estimate.hpp>
 #include <inference/schedule.hpp>
-#include <nn/curvature/hessian.hpp>
 
 namespace ngvi::vi {
 
@@ -57,14 +55,6 @@ struct MapOptions {
   template <class Model>
   using method = Map<Model>;
 };
-
-// ∇ Σ_{i∈B} ℓᵢ(θ) into g, returning the sum. Cost: one recording of the batch loss and one
-// reverse sweep (the model's batched batch_loss if it has one, else |B| example losses).
-template <class Model>
-double batch_loss_and_gradient(const Model& model, const Eigen::VectorXd& theta,
-                               std::span<const Eigen::Index> batch, Eigen::VectorXd& g) {
-  return ad::value_and_gradient(nn::detail::batch_loss(model, batch), theta, g);
-}
 
 // Σᵢ ℓᵢ(θ) + ½δ‖θ‖², the objective MAP minimises (full data). Cost: one full-data loss.
 template <class Model>
@@ -95,7 +85,7 @@ class Map {
     Eigen::VectorXd g;
     {
       ScopedTimer t(c.seconds_gradients);
-      batch_loss_and_gradient(model_, theta_, in.batch, g);
+      minibatch_loss_and_gradient(model_, theta_, in.batch, g);
     }
     const double scale =
         static_cast<double>(in.num_examples) / static_cast<double>(in.batch.size());

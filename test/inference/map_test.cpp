@@ -107,8 +107,8 @@ BOOST_AUTO_TEST_CASE(minibatch_gradient_routes_agree) {
   const std::vector<Eigen::Index> b = {3, 17, 17, 0, 39};
   const VectorXd theta = VectorXd::LinSpaced(4, 0.5, -0.5);
   VectorXd g1, g2;
-  const double l1 = vi::batch_loss_and_gradient(model, theta, b, g1);
-  const double l2 = vi::batch_loss_and_gradient(per_example, theta, b, g2);
+  const double l1 = vi::minibatch_loss_and_gradient(model, theta, b, g1);
+  const double l2 = vi::minibatch_loss_and_gradient(per_example, theta, b, g2);
   NGVI_CHECK_REPORT(
       compare(g1, closed_form_gradient(c, theta, b), tol::closed_form, "batched vs closed form"));
   NGVI_CHECK_REPORT(compare(g2, g1, tol::closed_form, "per-example vs batched"));
