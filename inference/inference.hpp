@@ -5,6 +5,7 @@
 
 #include <inference/adam.hpp>
 #include <inference/bayes_by_backprop.hpp>
+#include <inference/callbacks.hpp>
 #include <inference/checkpoint.hpp>
 #include <inference/classification_metrics.hpp>
 #include <inference/elbo.hpp>

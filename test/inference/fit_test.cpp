@@ -11,78 +11,18 @@
 
 #include <inference/fit.hpp>
 #include <inference/minibatch.hpp>
-#include <inference/posterior/diagonal_gaussian.hpp>
-#include <nn/model_concept.hpp>
 
 #include <support/posterior_checks.hpp>
+#include <support/scripted_method.hpp>
 
 namespace vi = ngvi::vi;
-namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
 
+using namespace ngvi::test;
+
 namespace {
-
-// ℓᵢ(θ) = ½‖θ − xᵢ‖² with xᵢ = (i, −i/2) / N: the minibatch-mean gradient is μ − x̄_B.
-constexpr Eigen::Index kN = 10;
-VectorXd point(Eigen::Index i) {
-  return (VectorXd(2) << double(i) / kN, -0.5 * double(i) / kN).finished();
-}
-
-auto quadratic_model() {
-  nn::ParameterLayout layout;
-  layout.add("location", 2, 1);
-  return nn::make_model(
-      [](const auto& theta, Eigen::Index i) {
-        using T = typename std::decay_t<decltype(theta)>::Scalar;
-        const VectorXd x = point(i);
-        T a = theta(0) - x(0), b = theta(1) - x(1);
-        return T(0.5 * (a * a + b * b));
-      },
-      kN, layout);
-}
-
-template <class Model>
-class ScriptedStep;
-
-struct ScriptedOptions {
-  vi::LoopOptions loop{};
-  double prior_precision = 1.0;
-  double rate = 0.3;            // η of μ ← μ − η (μ − x̄_B)
-  Eigen::Index blow_up_at = 0;  // write a NaN into μ(1) at this iteration (0: never)
-  static constexpr const char* name = "scripted";
-  template <class Model>
-  using method = ScriptedStep<Model>;
-};
-
-template <class Model>
-class ScriptedStep {
- public:
-  using posterior_type = vi::DiagonalGaussian;
-  ScriptedStep(const Model&, const ScriptedOptions& o, vi::Rng& rng)
-      : o_(o), mu_(vi::standard_normal(rng, 2)) {}
-  void step(const vi::StepInput& in, vi::Rng& rng, vi::Counters& c) {
-    VectorXd mean = VectorXd::Zero(2);
-    for (Eigen::Index i : in.batch) mean += point(i);
-    mean /= static_cast<double>(in.batch.size());
-    mu_ -= o_.rate * (mu_ - mean);
-    mu_(0) += 1e-3 * vi::standard_normal(rng, 1)(0) * (o_.loop.minibatch == 0 ? 0.0 : 1.0);
-    if (in.iteration == o_.blow_up_at) mu_(1) = std::nan("");
-    if (in.iteration % 3 == 0) c.fired("every third step");
-  }
-  posterior_type posterior() const { return {mu_, VectorXd::Constant(2, 4.0)}; }
-  vi::NamedArrays state() const { return {{"mu", mu_}}; }
-  void restore(const vi::NamedArrays& s) { mu_ = vi::state_array(s, "mu", 2, 1); }
-  std::optional<vi::NonFinite> first_non_finite() const {
-    if (auto i = vi::first_non_finite_entry(mu_)) return vi::NonFinite{*i, "mean"};
-    return std::nullopt;
-  }
-
- private:
-  ScriptedOptions o_;
-  VectorXd mu_;
-};
 
 // Stops the run at a given iteration and keeps the checkpoint taken there.
 struct CheckpointAt {

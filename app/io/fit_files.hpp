@@ -1,0 +1,81 @@
+// Fit-loop callbacks that write files: the history rewritten at each row, and checkpoints.
+//
+// Both write atomically (write_file_atomically: a temporary file renamed over the target), so a
+// run stopped at any moment leaves a complete history and its last checkpoint, never a
+// truncated file. Resume with vi::resume(model, options, load_checkpoint(path)), which continues
+// bitwise identically to the uninterrupted run. The in-memory callbacks (progress, held-out
+// metrics, early stopping) are in inference/callbacks.hpp.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <app/io/atomic_write.hpp>
+
+#include <inference/callbacks.hpp>
+#include <inference/checkpoint.hpp>
+#include <inference/fit_result.hpp>
+
+namespace ngvi::app {
+
+// Rewrites `path` with the history (CSV, or JSON if the path ends in .json) each time a row is
+// added, atomically. Cost: O(rows) per row, so O(rows²) over a run — fine for the thousands of
+// rows a history holds.
+struct HistoryWriter {
+  std::filesystem::path path;
+  template <class Ctx>
+  void on_history(vi::HistoryRow& row, const Ctx& ctx) {
+    std::vector<vi::HistoryRow> rows = ctx.history();
+    rows.push_back(row);
+    write(rows);
+  }
+  template <class Ctx, class Result>
+  void on_end(const Ctx&, const Result& result) {
+    write(result.history);
+  }
+
+ private:
+  void write(const std::vector<vi::HistoryRow>& rows) const {
+    if (path.extension() == ".json")
+      write_file_atomically(path, vi::history_json(rows).dump(1) + "\n");
+    else
+      write_file_atomically(path, vi::history_csv(rows));
+  }
+};
+
+// Writes a checkpoint every `every` iterations (and at the end of a run that did not fail),
+// atomically. Resume with vi::resume(model, options, load_checkpoint(path)).
+struct Checkpointer {
+  std::filesystem::path path;
+  Eigen::Index every = 100;  // iterations between checkpoints
+  template <class Ctx>
+  bool on_iteration(const Ctx& ctx) {
+    if (every > 0 && ctx.iteration() % every == 0)
+      write_file_atomically(path, ctx.checkpoint().encode());
+    return false;
+  }
+  template <class Ctx, class Result>
+  void on_end(const Ctx& ctx, const Result& result) {
+    if (result.status != vi::FitStatus::failed)
+      write_file_atomically(path, ctx.checkpoint().encode());
+  }
+};
+
+// Reads a checkpoint file. Throws std::runtime_error naming the file if it cannot be read, and
+// std::invalid_argument (with the file name) if it is not a valid checkpoint.
+inline vi::FitCheckpoint load_checkpoint(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("ngvi::app::load_checkpoint: cannot open " + path.string());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    return vi::FitCheckpoint::decode(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path.string() + ": " + e.what());
+  }
+}
+
+}  // namespace ngvi::app

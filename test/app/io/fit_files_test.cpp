@@ -1,0 +1,89 @@
+// The file-writing fit callbacks: a run stopped midway and resumed from the checkpoint file the
+// Checkpointer left ends bitwise where the uninterrupted run ends; the HistoryWriter's file holds
+// every row (CSV and JSON); a damaged checkpoint file is an error naming the file.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <app/io/fit_files.hpp>
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include <support/scripted_method.hpp>
+
+namespace fs = std::filesystem;
+namespace vi = ngvi::vi;
+namespace app = ngvi::app;
+using ngvi::test::quadratic_model;
+using ngvi::test::ScriptedOptions;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("ngvi_fit_files_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct StopAt {
+  Eigen::Index at;
+  template <class Ctx>
+  bool on_iteration(const Ctx& ctx) {
+    return ctx.iteration() == at;
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(fit_files_test)
+
+BOOST_AUTO_TEST_CASE(a_run_resumed_from_its_checkpoint_file_ends_where_the_whole_run_ends) {
+  const auto model = quadratic_model();
+  ScriptedOptions o;
+  o.loop.minibatch = 3;
+  o.loop.epochs = 5;
+  const fs::path ckpt = scratch("run.ckpt"), csv = scratch("history.csv"),
+                 json = scratch("history.json");
+  vi::Rng a(21), b(21);
+  const auto whole = vi::fit(model, o, a, app::HistoryWriter{csv}, app::HistoryWriter{json});
+  // Stopped by a callback at iteration 11: the Checkpointer wrote every 5 iterations and, as the
+  // run did not fail, its final state.
+  vi::fit(model, o, b, app::Checkpointer{ckpt, 5}, StopAt{11});
+  const vi::FitCheckpoint c = app::load_checkpoint(ckpt);
+  BOOST_TEST(c.iteration == 11);
+  const auto resumed = vi::resume(model, o, c);
+  BOOST_TEST((resumed.posterior.mean().array() == whole.posterior.mean().array()).all());
+  BOOST_TEST(resumed.counters.steps == whole.counters.steps);
+
+  // One header line and one line per row; the JSON holds the same rows.
+  std::istringstream lines(read(csv));
+  std::size_t n = 0;
+  for (std::string l; std::getline(lines, l);) ++n;
+  BOOST_TEST(n == whole.history.size() + 1);
+  const auto j = nlohmann::json::parse(read(json));
+  BOOST_TEST_REQUIRE(j.size() == whole.history.size());
+  BOOST_TEST(j.back().at("elbo").get<double>() == whole.history.back().elbo);
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_checkpoint_names_the_file) {
+  const fs::path bad = scratch("bad.ckpt");
+  std::ofstream(bad) << "{\"format\": \"ngvi.checkpoint\", \"version\": 1}";
+  try {
+    app::load_checkpoint(bad);
+    BOOST_ERROR("a damaged checkpoint was accepted");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find(bad.string()) != std::string::npos, e.what());
+  }
+  BOOST_CHECK_THROW(app::load_checkpoint(scratch("missing.ckpt")), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
