@@ -95,7 +95,9 @@ class FactoredPrecision {
 
  private:
   matrix_type lambda_;
-  Eigen::LLT<Eigen::MatrixXd> llt_;
+  // Factored from the empty matrix so that it is initialised (and copyable) before the first
+  // factorize(): a default-constructed Eigen::LLT leaves its status unset.
+  Eigen::LLT<Eigen::MatrixXd> llt_{Eigen::MatrixXd()};
   bool ok_ = false;
 };
 
