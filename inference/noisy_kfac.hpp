@@ -202,6 +202,14 @@ class NoisyKfac {
   // Ā and S̄ of dense layer l (the running K-FAC factors, undamped).
   const Eigen::MatrixXd& activation_factor(std::size_t l) const { return layers_.at(l).A_bar; }
   const Eigen::MatrixXd& gradient_factor(std::size_t l) const { return layers_.at(l).S_bar; }
+  // Every layer's Ā and S̄ as nn::KfacFactors with examples = 1, so that nn::kfac_matrix gives
+  // the running per-example curvature estimate S̄ ⊗ Ā (block-diagonal), e.g. to compare with
+  // the Hessian of the mean loss. Cost: a copy of the factors.
+  std::vector<nn::KfacFactors> running_factors() const {
+    std::vector<nn::KfacFactors> f;
+    for (const Layer& l : layers_) f.push_back({l.slot, l.A_bar, l.S_bar, 1});
+    return f;
+  }
   // γ = λδ/N, the intrinsic damping.
   double damping() const { return gamma_; }
 

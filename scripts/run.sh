@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the main job: installs the Debian packages it needs, builds the `ngvi` command-line tool
 # (CMake target ngvi_cli) with the `release` preset and runs build/release/app/ngvi with this
-# script's arguments. Without arguments it runs `ngvi verify` (gradients, Hessian-vector
-# products and Hessians of the built-in models, each checked three ways).
+# script's arguments. Without arguments it runs `ngvi study`, the main job: every VI method on
+# the built-in problems, with its report folder written to ./ngvi-study (report.html, plots,
+# results.json), whose path it prints at the end.
 #
 # Set-up and build output go to stderr, so the program's own standard output stays clean
 # (e.g. `bash scripts/run.sh verify --help`, or redirect its output to a file). The program runs
@@ -19,6 +20,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ) >&2
 
 if [[ $# -eq 0 ]]; then
-  set -- verify
+  set -- study --out ngvi-study
 fi
 exec "$root/build/release/app/ngvi" "$@"

@@ -1,0 +1,72 @@
+// ProblemSetup: one study problem as the method suites see it — the training and test models,
+// the loop and step sizes every method uses on it, and what to measure along the way.
+//
+// The problem files (study_problems.cpp) build the models from inference/problems.hpp and fill a
+// ProblemSetup; the method suites (method_suites.hpp) fit every method to it from the same seed.
+// The two model types of the study are those of the shared problems, so vi::fit is instantiated
+// for exactly two models (COMMON.md: compile time is CI's budget).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <inference/loop_options.hpp>
+#include <nn/dataset.hpp>
+#include <nn/likelihoods/bernoulli_logit.hpp>
+#include <nn/likelihoods/gaussian_fixed_noise.hpp>
+#include <nn/sequential.hpp>
+#include <nn/supervised.hpp>
+
+namespace ngvi::app::study {
+
+using RegressionModel = nn::Supervised<nn::Sequential, nn::GaussianFixedNoise>;
+using ClassificationModel = nn::Supervised<nn::Sequential, nn::BernoulliLogit>;
+
+// Step sizes of the methods on one problem. Each default is the method's own documented default
+// or the value the study found stable on its small networks; problems override what they need.
+struct StepSizes {
+  // α = β of VON and VOGN (mean rate and precision rate), the seeds' pure natural-gradient rule.
+  double natural = 0.1;
+  // Their decay: α(t) = β(t) = natural / (1 + natural_decay·(t − 1)) (vi::Schedule, power 1);
+  // 0 keeps them constant. The networks decay them so that the minibatch noise settles.
+  double natural_decay = 0.0;
+  // S of VON and VOGN; 0 evaluates the expectations at the mean (exact for a quadratic loss).
+  int natural_mc_samples = 1;
+  // Adam's step for MAP and Bayes-by-backprop.
+  double adam = 1e-2;
+  // Noisy Adam's α: Adam's published default (its preconditioner √(f + γ) starts at √γ, tiny,
+  // so the larger steps of MAP diverge on the regression networks).
+  double noisy_adam = 1e-3;
+  // IVON's α (its h₀ and, for "ivon", β₂ stay at the package defaults: the study shows what
+  // they do). With h near h₀ = 1 the mean's step is about α times the gradient of the mean
+  // loss, so the networks with a sharp likelihood need a small α.
+  double ivon = 0.1;
+  // Noisy K-FAC's α and its factors' moving-average weight β.
+  double kfac = 0.02;
+  double kfac_beta = 0.05;
+};
+
+template <class Model>
+struct ProblemSetup {
+  std::string name;              // key in results.json and in file names
+  const Model* train = nullptr;  // the training data's model
+  const Model* test = nullptr;   // the same network and likelihood over the held-out data
+  nn::Standardizer targets = nn::Standardizer::identity(1);  // training target scaling
+  std::uint64_t seed = 1;        // every method starts from the same generator state
+  vi::LoopOptions loop{};        // epochs, minibatch, history rows
+  double prior_precision = 1.0;  // δ
+  StepSizes steps{};
+  // Run the full-covariance methods (VON, VOGN with the GGN); off when P×P work per step would
+  // dominate the run.
+  bool full_covariance = true;
+  // Draws θ ~ q for the test metrics of each history row, and for the final ones.
+  int history_predictive_samples = 10;
+  int final_predictive_samples = 100;
+  // Inputs (rows) at which each posterior's predictive is drawn for the plots; empty: none.
+  Eigen::MatrixXd grid{};
+};
+
+}  // namespace ngvi::app::study

@@ -1,0 +1,297 @@
+// run_method: one method fitted to one study problem through vi::fit, with the callbacks that
+// measure it on the way, turned into a MethodRecord.
+//
+// Included ONLY by the method-suite .cpp files (method_suites.hpp): everything here instantiates
+// vi::fit, the curvature drivers and the predictive for a model type.
+//   StudyTracker          on each history row: the test log-likelihood and RMSE or accuracy of
+//                         the current q (Monte Carlo, from its own generator so that measuring
+//                         never changes the training draws), and the method's running
+//                         curvature against the exact Hessian of the mean loss at the same μ;
+//   ApproximationTracker  MAP only: the exact Hessian against the GGN, the empirical Fisher, the
+//                         MC Fisher and K-FAC at each history row of the MAP trajectory (the
+//                         curvature study of examples/curvature_study.cpp, now over training);
+//   ProgressBar           on stderr (quiet when stderr is not a terminal).
+// Every generator is seeded from the problem's seed, so the records are the same bits for any
+// number of threads.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+#include <app/study/problem_setup.hpp>
+#include <app/study/study_records.hpp>
+
+#include <inference/callbacks.hpp>
+#include <inference/fit.hpp>
+#include <inference/laplace.hpp>
+#include <inference/map.hpp>
+#include <inference/predictive.hpp>
+#include <inference/random.hpp>
+#include <nn/curvature/curvature.hpp>
+
+namespace ngvi::app::study {
+
+namespace detail {
+
+inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// Seeds of the measuring generators: distinct streams derived from the problem's seed.
+inline std::uint64_t measuring_seed(std::uint64_t seed, std::uint64_t stream) {
+  return seed * 0x9E3779B97F4A7C15ULL + stream;
+}
+
+template <class Model>
+constexpr bool is_classification = std::is_same_v<Model, ClassificationModel>;
+
+struct TestMetrics {
+  double log_likelihood = nan, rmse = nan, accuracy = nan;
+};
+
+// The test metrics of q: Monte Carlo with `samples` draws, or the linearised (GLM) predictive
+// when `glm` (the Laplace approximation). Cost: S forward passes over the test set (GLM: the
+// test set's Jacobians).
+template <class Model, class Q>
+TestMetrics test_metrics(const ProblemSetup<Model>& s, const Q& q, int samples, vi::Rng& rng,
+                         bool glm) {
+  vi::PredictiveOptions po;
+  po.samples = samples;
+  po.parallel = s.loop.parallel;
+  TestMetrics t;
+  if constexpr (is_classification<Model>) {
+    const vi::ClassificationPredictive p =
+        glm ? vi::glm_classification_predictive(*s.test, q, rng, po)
+            : vi::mc_classification_predictive(*s.test, q, rng, po);
+    t.log_likelihood = -p.metrics.nll;
+    t.accuracy = p.metrics.accuracy;
+  } else {
+    const vi::RegressionPredictive p =
+        glm ? vi::glm_regression_predictive(*s.test, q, s.targets, po)
+            : vi::mc_regression_predictive(*s.test, q, s.targets, rng, po);
+    t.log_likelihood = p.test_log_likelihood;
+    t.rmse = p.rmse;
+  }
+  return t;
+}
+
+// The predictive on the setup's plotting grid. Regression: mean and sd of y (GLM when `glm`);
+// classification: the mean and sd over θ ~ q of P(y = 1 | x, θ) (Monte Carlo for every method).
+template <class Model, class Q>
+GridPredictive grid_predictive(const ProblemSetup<Model>& s, const Q& q, int samples, vi::Rng& rng,
+                               bool glm) {
+  const Model grid(s.train->net(), s.train->likelihood(),
+                   nn::Dataset{s.grid, Eigen::MatrixXd::Zero(s.grid.rows(), 1)});
+  GridPredictive g;
+  if constexpr (is_classification<Model>) {
+    Eigen::VectorXd sum = Eigen::VectorXd::Zero(s.grid.rows());
+    Eigen::VectorXd sum_sq = sum;
+    for (int k = 0; k < samples; ++k) {
+      const Eigen::VectorXd f = grid.outputs(q.sample(rng)).col(0);
+      const Eigen::VectorXd p = (1.0 + (-f.array()).exp()).inverse().matrix();
+      sum += p;
+      sum_sq += p.cwiseProduct(p);
+    }
+    const Eigen::VectorXd mean = sum / samples;
+    g.mean = mean;
+    g.spread = (sum_sq / samples - mean.cwiseProduct(mean)).cwiseMax(0.0).cwiseSqrt();
+  } else {
+    vi::PredictiveOptions po;
+    po.samples = samples;
+    po.parallel = s.loop.parallel;
+    const vi::RegressionPredictive p =
+        glm ? vi::glm_regression_predictive(grid, q, s.targets, po)
+            : vi::mc_regression_predictive(grid, q, s.targets, rng, po);
+    g.mean = p.mean;
+    g.spread = p.variance.cwiseSqrt();
+  }
+  return g;
+}
+
+// The method's running curvature in per-example units (see CurvatureCheck), P×1 for a diagonal
+// estimate or P×P; empty for a method without one (MAP).
+template <class Method, class Q>
+Eigen::MatrixXd running_curvature(const Method& m, const Q& q, double n, double delta,
+                                  double lambda) {
+  if constexpr (requires { m.precision(); }) {  // VON: Λ = N Ĥ/λ + δI at its fixed point
+    Eigen::MatrixXd c = m.precision();
+    if (c.cols() == 1)
+      c.array() -= delta;
+    else
+      c.diagonal().array() -= delta;
+    return c * (lambda / n);
+  } else if constexpr (requires { m.curvature(); }) {  // VOGN: s
+    return m.curvature();
+  } else if constexpr (requires { m.hessian_estimate(); }) {  // IVON: h
+    return m.hessian_estimate();
+  } else if constexpr (requires { m.fisher_estimate(); }) {  // noisy Adam: f
+    return m.fisher_estimate();
+  } else if constexpr (requires { m.running_factors(); }) {  // noisy K-FAC: S̄ ⊗ Ā per layer
+    return nn::kfac_matrix(m.running_factors(), q.dim());
+  } else if constexpr (requires { m.rho(); }) {  // Bayes-by-backprop: 1/σ² = N c/λ + δ
+    return ((q.marginal_variances().array().inverse() - delta) * (lambda / n)).matrix();
+  } else {
+    return {};
+  }
+}
+
+template <class Model>
+struct StudyTracker {
+  const ProblemSetup<Model>* setup;
+  std::vector<CurvatureCheck>* checks;
+
+  template <class Ctx>
+  void on_history(vi::HistoryRow& row, const Ctx& ctx) {
+    const ProblemSetup<Model>& s = *setup;
+    const auto q = ctx.posterior();
+    vi::Rng rng(measuring_seed(s.seed, 1000 + static_cast<std::uint64_t>(row.iteration)));
+    const TestMetrics t = test_metrics(s, q, s.history_predictive_samples, rng, false);
+    row.metrics.emplace_back("test_log_likelihood", t.log_likelihood);
+    row.metrics.emplace_back(is_classification<Model> ? "test_accuracy" : "test_rmse",
+                             is_classification<Model> ? t.accuracy : t.rmse);
+    const double n = static_cast<double>(s.train->num_examples());
+    const Eigen::MatrixXd c =
+        running_curvature(ctx.method(), q, n, ctx.prior_precision(), ctx.kl_weight());
+    if (c.size() == 0) return;
+    const Eigen::MatrixXd h = nn::exact_hessian(*s.train, q.mean()) / n;
+    const Eigen::VectorXd hd = h.diagonal();
+    const Eigen::VectorXd cd =
+        c.cols() == 1 ? Eigen::VectorXd(c.col(0)) : Eigen::VectorXd(c.diagonal());
+    CurvatureCheck k;
+    k.iteration = row.iteration;
+    k.seconds = row.seconds;
+    k.diagonal_relative_error = (cd - hd).norm() / hd.norm();
+    k.frobenius_relative_error = c.cols() == 1 ? nan : nn::relative_frobenius_error(c, h);
+    k.scale_ratio = cd.sum() / hd.sum();
+    k.estimate_mean_diagonal = cd.mean();
+    k.hessian_mean_diagonal = hd.mean();
+    checks->push_back(k);
+  }
+};
+
+// The exact Hessian of Σᵢℓᵢ against its approximations at each history row (MAP's θ).
+template <class Model>
+struct ApproximationTracker {
+  const ProblemSetup<Model>* setup;
+  std::vector<ApproximationPoint>* points;
+  std::vector<Spectra>* spectra;
+
+  template <class Ctx>
+  void on_history(vi::HistoryRow& row, const Ctx& ctx) {
+    const ProblemSetup<Model>& s = *setup;
+    const Model& model = *s.train;
+    const Eigen::VectorXd theta = ctx.posterior().mean();
+    const Eigen::Index p = theta.size();
+    const Eigen::MatrixXd h = nn::exact_hessian(model, theta);
+    const nn::Spectrum hs = nn::spectrum(h);
+    nn::CurvatureOptions par;
+    par.parallel = s.loop.parallel;
+    nn::GgnOptions ggn;
+    ggn.curvature = par;
+    nn::MonteCarloFisherOptions mc;
+    mc.samples = 16;  // averages most of the sampling noise away (error ∝ 1/√16)
+    mc.seed = measuring_seed(s.seed, 2000 + static_cast<std::uint64_t>(row.iteration));
+    mc.curvature = par;
+    nn::KfacOptions kfac;
+    kfac.s_factor = nn::KfacS::expected_fisher;
+    kfac.curvature = par;
+    const std::vector<Eigen::MatrixXd> approx = {
+        nn::ggn(model, theta, ggn), nn::empirical_fisher(model, theta, par.parallel),
+        nn::mc_fisher(model, theta, mc), nn::kfac_matrix(nn::kfac_factors(model, theta, kfac), p)};
+    ApproximationPoint a;
+    a.iteration = row.iteration;
+    a.hessian_min_eigenvalue = hs.min;
+    a.hessian_max_eigenvalue = hs.max;
+    a.hessian_negative_eigenvalues = hs.negative_count;
+    Spectra sp;
+    sp.iteration = row.iteration;
+    sp.hessian = hs.eigenvalues.reverse();
+    for (const Eigen::MatrixXd& m : approx) {
+      const nn::CurvatureComparison c = nn::compare_curvature(m, h, hs);
+      a.relative_error.push_back(c.relative_frobenius_error);
+      a.diagonal_cosine.push_back(c.diagonal_cosine);
+      sp.approximations.push_back(nn::spectrum(m).eigenvalues.reverse());
+    }
+    points->push_back(std::move(a));
+    if (spectra->size() < 2)
+      spectra->push_back(std::move(sp));
+    else
+      spectra->back() = std::move(sp);
+  }
+};
+
+template <class Result>
+void copy_fit(const Result& result, MethodRecord& r) {
+  r.status = vi::to_string(result.status);
+  r.message = result.message;
+  r.history = result.history;
+  r.steps = result.counters.steps;
+  r.seconds = result.counters.seconds_total;
+  for (const auto& [k, v] : result.counters.remedies) r.remedies[k] = v;
+  r.elbo = result.history.empty() ? nan : result.history.back().elbo;
+}
+
+}  // namespace detail
+
+// Fits the method of `options` to the setup's problem and measures it. Cost: the fit, an exact
+// Hessian and a small predictive per history row, and the final predictive.
+template <class Model, class Options>
+MethodRecord run_method(const ProblemSetup<Model>& s, const std::string& key,
+                        const Options& options) {
+  MethodRecord r;
+  r.name = key;
+  vi::Rng rng(s.seed);
+  detail::StudyTracker<Model> tracker{&s, &r.curvature};
+  vi::ProgressBar bar(s.name + " " + key);
+  const auto result = vi::fit(*s.train, options, rng, tracker, bar);
+  detail::copy_fit(result, r);
+  const auto& q = result.posterior;
+  r.mean = q.mean();
+  r.marginal_sd = q.marginal_variances().cwiseSqrt();
+  vi::Rng prng(detail::measuring_seed(s.seed, 3));
+  const detail::TestMetrics t = detail::test_metrics(s, q, s.final_predictive_samples, prng, false);
+  r.test_log_likelihood = t.log_likelihood;
+  r.test_rmse = t.rmse;
+  r.test_accuracy = t.accuracy;
+  if (s.grid.size() > 0)
+    r.grid = detail::grid_predictive(s, q, s.final_predictive_samples, prng, false);
+  return r;
+}
+
+// MAP by Adam with the approximation study on its trajectory, then the Laplace approximation
+// (GGN, full covariance) at θ*: its evidence, and the GLM predictive as the method's final
+// predictive. Cost: the MAP fit, at each history row an exact Hessian, a GGN, an empirical and
+// an MC Fisher, K-FAC and their eigendecompositions, then a Laplace approximation.
+template <class Model>
+MethodRecord run_map_laplace(const ProblemSetup<Model>& s, const vi::MapOptions& options) {
+  MethodRecord r;
+  r.name = "map_laplace";
+  vi::Rng rng(s.seed);
+  detail::StudyTracker<Model> tracker{&s, &r.curvature};
+  detail::ApproximationTracker<Model> approx{&s, &r.approximations, &r.spectra};
+  vi::ProgressBar bar(s.name + " map_laplace");
+  const auto result = vi::fit(*s.train, options, rng, tracker, approx, bar);
+  detail::copy_fit(result, r);
+  vi::LaplaceOptions lo;
+  lo.curvature = vi::LaplaceCurvature::ggn;
+  lo.prior_precision = options.prior_precision;
+  lo.parallel.parallel = s.loop.parallel;
+  const vi::Laplace<vi::FullGaussian> la = vi::laplace(*s.train, result.posterior.mean(), lo);
+  r.log_evidence = la.log_marginal_likelihood;
+  r.mean = la.posterior.mean();
+  r.marginal_sd = la.posterior.marginal_stddevs();
+  vi::Rng prng(detail::measuring_seed(s.seed, 3));
+  const detail::TestMetrics t =
+      detail::test_metrics(s, la.posterior, s.final_predictive_samples, prng, true);
+  r.test_log_likelihood = t.log_likelihood;
+  r.test_rmse = t.rmse;
+  r.test_accuracy = t.accuracy;
+  if (s.grid.size() > 0)
+    r.grid = detail::grid_predictive(s, la.posterior, s.final_predictive_samples, prng, true);
+  return r;
+}
+
+}  // namespace ngvi::app::study

@@ -1,0 +1,155 @@
+// `ngvi study` (study_command.hpp): options, the checks made before fitting, the run, the folder.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <app/cli/common_options.hpp>
+#include <app/cli/exit_codes.hpp>
+#include <app/io/atomic_write.hpp>
+#include <app/plot/gnuplot.hpp>
+#include <app/study/study_command.hpp>
+#include <app/study/study_folder.hpp>
+#include <app/study/study_problems.hpp>
+#include <app/study/study_verdicts.hpp>
+#include <fmt/format.h>
+
+namespace ngvi::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct StudyOptions {
+  CommonOptions common{.out = "ngvi-study"};
+  bool quick = false;             // the short version (seconds), as the tests run it
+  bool no_timing = false;         // leave wall times out of results.json (byte-comparable runs)
+  std::vector<std::string> only;  // problems to run; empty: all
+  fs::path boston;                // Boston housing folder; empty: the copy shipped with ngvi
+};
+
+// Where the shipped Boston housing data are: installed beside the tool (<prefix>/share/ngvi/...)
+// or in the source tree the tool was built from.
+std::vector<fs::path> boston_candidates() {
+  std::vector<fs::path> c;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) c.push_back(exe.parent_path().parent_path() / "share/ngvi/data/uci/bostonHousing");
+  c.push_back(fs::path(NGVI_SOURCE_DATA_DIR) / "uci/bostonHousing");
+  return c;
+}
+
+fs::path locate_boston(const StudyOptions& opt) {
+  if (!opt.boston.empty()) {
+    if (!fs::is_regular_file(opt.boston / "data.txt"))
+      throw UsageError("--boston " + opt.boston.string() +
+                       ": not a UCI data folder (it has no data.txt)");
+    return opt.boston;
+  }
+  std::string looked;
+  for (const fs::path& p : boston_candidates()) {
+    if (fs::is_regular_file(p / "data.txt")) return p;
+    looked += (looked.empty() ? "" : ", ") + p.string();
+  }
+  throw UsageError("the Boston housing data shipped with ngvi were not found (looked in " + looked +
+                   "); pass --boston DIR, or leave the problem out with --problem");
+}
+
+// Creates --out and makes sure a file can be written there, before any fitting.
+void check_out(const fs::path& out) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw UsageError("--out " + out.string() + ": exists and is not a directory");
+  fs::create_directories(out, ec);
+  if (ec) throw UsageError("--out " + out.string() + ": cannot create the folder: " + ec.message());
+  const fs::path probe = out / ".ngvi-study-write-test";
+  try {
+    write_file_atomically(probe, "");
+  } catch (const std::exception& e) {
+    throw UsageError("--out " + out.string() + ": cannot write into the folder (" + e.what() + ")");
+  }
+  fs::remove(probe, ec);
+}
+
+int run(const StudyOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ThreadLimit limit(opt.common.threads);
+  std::vector<std::string> problems;
+  for (const std::string& p : study::problem_names())
+    if (opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), p) != opt.only.end())
+      problems.push_back(p);
+  study::StudySettings settings;
+  settings.seed = opt.common.seed;
+  settings.quick = opt.quick;
+  if (std::find(problems.begin(), problems.end(), "uci_boston") != problems.end())
+    settings.boston = locate_boston(opt);
+  check_out(opt.common.out);
+  plot::find_gnuplot();  // a missing gnuplot fails now (exit 1), not after minutes of fitting
+
+  study::StudyRun run;
+  run.seed = opt.common.seed;
+  run.quick = opt.quick;
+  run.timing = !opt.no_timing;
+  bool all_ok = true;
+  for (const std::string& name : problems) {
+    const auto p0 = std::chrono::steady_clock::now();
+    run.problems.push_back(study::run_problem(name, settings));
+    const study::ProblemRecord& p = run.problems.back();
+    std::string failed;
+    for (const study::MethodRecord& m : p.methods)
+      if (m.status == "failed") {
+        failed += " " + m.name;
+        all_ok = false;
+      }
+    fmt::print("{:<27} P = {:<4} {} methods, {} iterations each, {:.1f} s{}\n", name, p.parameters,
+               p.methods.size(), p.iterations,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count(),
+               failed.empty() ? "" : "; FAILED:" + failed);
+    std::fflush(stdout);
+  }
+  run.verdicts = study::study_verdicts(run.problems);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  study::write_study_folder(run, opt.common.out, opt.common.threads);
+
+  fmt::print("\nVerdicts:\n");
+  for (const study::StudyVerdict& v : run.verdicts)
+    fmt::print("  [{}] {}: {}\n", v.confirmed ? "confirmed" : "refuted", v.problem, v.claim);
+  fmt::print("\nreport folder written: {} (open {} in a browser; numbers in results.json)\n",
+             opt.common.out.string(), (opt.common.out / "report.html").string());
+  if (!all_ok)
+    fmt::print(stderr, "ngvi study: error: some fits failed numerically (see the report)\n");
+  return all_ok ? exit_code::ok : exit_code::failed;
+}
+
+}  // namespace
+
+Subcommand add_study_command(CLI::App& root) {
+  auto opt = std::make_shared<StudyOptions>();
+  CLI::App* cmd = root.add_subcommand(
+      "study",
+      "The main job: VON, VOGN (GGN, empirical Fisher, MC Fisher), IVON, noisy Adam, noisy K-FAC, "
+      "Bayes-by-backprop and MAP + Laplace on built-in seeded problems (1-D regression with a gap, "
+      "two moons, Bayesian linear regression, 2-D logistic regression, Boston housing), from the "
+      "same seed. Writes a report folder: report.html (self-contained), report.md, results.json, "
+      "history/<problem>/<method>.csv and plots/ (SVG and PNG, drawn with gnuplot). About a minute "
+      "on 2 cores; --quick takes seconds.");
+  add_common_options(*cmd, opt->common,
+                     "the report folder (created if missing; existing files in it are replaced)");
+  cmd->add_flag("--quick", opt->quick,
+                "the short version: fewer epochs, coarser grids, fewer predictive draws (seconds "
+                "instead of minutes; what the tests run); default: off");
+  cmd->add_flag("--no-timing", opt->no_timing,
+                "leave wall times out of results.json, so runs with the same seed give identical "
+                "files; default: off (times are written)");
+  cmd->add_option("--problem", opt->only, "run only these problems (repeatable); default: all five")
+      ->check(CLI::IsMember(study::problem_names()));
+  cmd->add_option("--boston", opt->boston,
+                  "the Boston housing folder in the UCI format (data.txt, index_*.txt); default: "
+                  "the copy shipped with ngvi (data/uci/bostonHousing)");
+  return Subcommand{cmd, [opt] { return run(*opt); }};
+}
+
+}  // namespace ngvi::app

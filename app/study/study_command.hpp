@@ -1,0 +1,23 @@
+// `ngvi study`: the project's main job. Fits VON, VOGN (each curvature), IVON, noisy Adam,
+// noisy K-FAC, Bayes-by-backprop and MAP + Laplace to the built-in seeded problems
+// (study_problems.hpp) from the same seed, and writes a report folder (study_folder.hpp):
+// results.json, one history CSV per problem and method, the plots as SVG and PNG, report.html
+// and report.md. The folder's contents and results.json's schema are in app/study/README.md.
+//
+// A progress bar per fit on stderr (when it is a terminal), one line per problem on stdout, the
+// verdicts at the end. Exit codes (app/cli/exit_codes.hpp): 2 for bad usage, including an --out
+// that cannot be created or written and Boston data that cannot be found, checked before any
+// fitting; 1 if a fit failed numerically (the report is still written) or the folder could not
+// be written; 0 otherwise.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <app/cli/subcommand.hpp>
+
+namespace ngvi::app {
+
+// Declares the subcommand and its options on `root`. Cost of the run: about a minute on 2 cores
+// by default (at most two), seconds with --quick.
+Subcommand add_study_command(CLI::App& root);
+
+}  // namespace ngvi::app

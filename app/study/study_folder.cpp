@@ -1,0 +1,420 @@
+// The study's report folder (study_folder.hpp): figures, history files, results.json, report.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <app/io/atomic_write.hpp>
+#include <app/io/json_file.hpp>
+#include <app/plot/render.hpp>
+#include <app/report/write_report.hpp>
+#include <app/study/method_catalog.hpp>
+#include <app/study/study_folder.hpp>
+#include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <inference/callbacks.hpp>
+
+namespace ngvi::app::study {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+struct PlannedFigure {
+  std::string stem;  // file name without extension, in plots/
+  plot::Figure figure;
+};
+
+// The figures of a problem and the report blocks that show them, built together.
+struct Builder {
+  std::vector<PlannedFigure>& figures;
+  report::Section& section;
+  void add(const std::string& stem, plot::Figure f, const std::string& caption) {
+    figures.push_back({stem, std::move(f)});
+    section.blocks.push_back(
+        report::Figure{caption, "plots/" + stem + ".svg", "plots/" + stem + ".png"});
+  }
+};
+
+std::string fmt_num(double v, const char* spec = "{:.4g}") {
+  return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : std::string("—");
+}
+
+plot::Series method_series(const MethodRecord& m, std::vector<double> x, std::vector<double> y,
+                           plot::Style style = plot::Style::lines_points) {
+  const MethodInfo& info = method_info(m.name);
+  return plot::Series{info.label, std::move(x), std::move(y), style, info.color};
+}
+
+// A history field by name: elbo, seconds, iteration, or a metric.
+double history_value(const vi::HistoryRow& r, const std::string& field) {
+  if (field == "elbo") return std::isfinite(r.elbo) ? r.elbo : nan;
+  if (field == "seconds") return r.seconds;
+  if (field == "iteration") return static_cast<double>(r.iteration);
+  return r.metric(field, nan);
+}
+
+plot::LinePlot history_plot(const ProblemRecord& p, const std::string& x, const std::string& y,
+                            const std::string& title, const std::string& xlabel,
+                            const std::string& ylabel, bool skip_point_mass) {
+  plot::LinePlot lp;
+  lp.axes = {title, xlabel, ylabel, false, false, 900, 520};
+  for (const MethodRecord& m : p.methods) {
+    if (skip_point_mass && m.name == "map_laplace") continue;
+    std::vector<double> xs, ys;
+    for (const vi::HistoryRow& r : m.history) {
+      xs.push_back(history_value(r, x));
+      ys.push_back(history_value(r, y));
+    }
+    lp.series.push_back(method_series(m, xs, ys));
+  }
+  return lp;
+}
+
+void convergence_figures(const ProblemRecord& p, Builder& b) {
+  const std::string metric = "test_log_likelihood";
+  b.add(p.name + "_elbo_iterations",
+        history_plot(p, "iteration", "elbo", p.title + ": ELBO", "iteration", "ELBO (nats)", true),
+        "ELBO (Monte Carlo, 4 draws) against iterations; MAP is a point mass (ELBO −∞) and is "
+        "not drawn.");
+  b.add(p.name + "_elbo_seconds",
+        history_plot(p, "seconds", "elbo", p.title + ": ELBO against time", "seconds of fitting",
+                     "ELBO (nats)", true),
+        "ELBO against the wall time of the steps (history evaluation excluded).");
+  b.add(p.name + "_test_ll_iterations",
+        history_plot(p, "iteration", metric, p.title + ": test log-likelihood", "iteration",
+                     "test log-likelihood (nats per example)", false),
+        "Test log-likelihood of the Monte-Carlo predictive (a few draws per row) against "
+        "iterations; MAP's is the plug-in predictive of its point estimate.");
+  b.add(p.name + "_test_ll_seconds",
+        history_plot(p, "seconds", metric, p.title + ": test log-likelihood against time",
+                     "seconds of fitting", "test log-likelihood (nats per example)", false),
+        "Test log-likelihood against the wall time of the steps.");
+}
+
+void approximation_figures(const ProblemRecord& p, Builder& b) {
+  const MethodRecord* map = nullptr;
+  for (const MethodRecord& m : p.methods)
+    if (!m.approximations.empty()) map = &m;
+  if (!map) return;
+  const auto& names = approximation_names();
+  const char* labels[] = {"GGN", "empirical Fisher", "MC Fisher (16 draws)", "K-FAC (expected)"};
+  const char* colors[] = {"#d62728", "#ff9896", "#9467bd", "#e377c2"};
+  plot::LinePlot err;
+  err.axes = {p.title + ": curvature approximations vs the exact Hessian (MAP run)",
+              "iteration",
+              "‖A − H‖_F / ‖H‖_F",
+              false,
+              true,
+              900,
+              520};
+  for (std::size_t a = 0; a < names.size(); ++a) {
+    plot::Series s{labels[a], {}, {}, plot::Style::lines_points, colors[a]};
+    for (const ApproximationPoint& q : map->approximations) {
+      s.x.push_back(static_cast<double>(q.iteration));
+      s.y.push_back(q.relative_error[a]);
+    }
+    err.series.push_back(std::move(s));
+  }
+  b.add(p.name + "_approximation_error", err,
+        "Relative Frobenius error of each approximation of the Hessian of Σᵢℓᵢ, at the MAP "
+        "iterate of each history row (log scale).");
+  for (std::size_t k = 0; k < map->spectra.size(); ++k) {
+    const Spectra& sp = map->spectra[k];
+    plot::LinePlot lp;
+    lp.axes = {fmt::format("{}: spectra at iteration {}", p.title, sp.iteration),
+               "eigenvalue rank (largest first)",
+               "eigenvalue",
+               false,
+               true,
+               900,
+               520};
+    auto series = [&](const std::string& label, const Eigen::VectorXd& ev, const std::string& c) {
+      plot::Series s{label, {}, {}, plot::Style::lines_points, c};
+      for (Eigen::Index i = 0; i < ev.size(); ++i) {
+        s.x.push_back(static_cast<double>(i + 1));
+        s.y.push_back(ev(i));
+      }
+      return s;
+    };
+    lp.series.push_back(series("exact Hessian", sp.hessian, "#000000"));
+    for (std::size_t a = 0; a < names.size(); ++a)
+      lp.series.push_back(series(labels[a], sp.approximations[a], colors[a]));
+    b.add(fmt::format("{}_spectra_{}", p.name, k == 0 ? "start" : "end"), lp,
+          fmt::format("Eigenvalues of the exact Hessian and its approximations at iteration {} of "
+                      "the MAP run (log scale: non-positive eigenvalues are not drawn).",
+                      sp.iteration));
+  }
+}
+
+void running_curvature_figures(const ProblemRecord& p, Builder& b) {
+  plot::LinePlot err, scale;
+  err.axes = {p.title + ": each method's running curvature vs the exact Hessian",
+              "iteration",
+              "‖diag C − diag H̄‖ / ‖diag H̄‖",
+              false,
+              true,
+              900,
+              520};
+  scale.axes = {p.title + ": size of each method's running curvature",
+                "iteration",
+                "Σ diag C / Σ diag H̄",
+                false,
+                true,
+                900,
+                520};
+  double x_max = 1.0;
+  for (const MethodRecord& m : p.methods) {
+    if (m.curvature.empty()) continue;
+    std::vector<double> x, e, s;
+    for (const CurvatureCheck& c : m.curvature) {
+      x.push_back(static_cast<double>(c.iteration));
+      e.push_back(c.diagonal_relative_error);
+      s.push_back(c.scale_ratio);
+    }
+    x_max = std::max(x_max, x.back());
+    err.series.push_back(method_series(m, x, e));
+    scale.series.push_back(method_series(m, x, s));
+  }
+  if (err.series.empty()) return;
+  scale.series.push_back(
+      {"exact (ratio 1)", {1.0, x_max}, {1.0, 1.0}, plot::Style::lines, "#000000"});
+  b.add(p.name + "_running_curvature", err,
+        "Relative error of the diagonal of each method's own running curvature C (VON (Λ − δI)/N, "
+        "VOGN s, IVON h, noisy Adam f, noisy K-FAC S̄ ⊗ Ā, Bayes-by-backprop (1/σ² − δ)/N) against "
+        "the exact Hessian of the mean loss H̄ at the method's current mean (log scale).");
+  b.add(p.name + "_running_scale", scale,
+        "Overall size of each running curvature relative to the exact Hessian (1 = the same "
+        "trace): an estimate that lags or stays near its initial value stays away from 1.");
+}
+
+void predictive_figures(const ProblemRecord& p, Builder& b) {
+  if (p.grid_x.empty()) return;
+  if (p.grid_y.empty()) {  // 1-D: mean ± 2 sd bands
+    const plot::Series data{
+        "training data",
+        std::vector<double>(p.train_inputs.data(), p.train_inputs.data() + p.train_inputs.size()),
+        std::vector<double>(p.train_targets.data(),
+                            p.train_targets.data() + p.train_targets.size()),
+        plot::Style::points, "#333333"};
+    for (const MethodRecord& m : p.methods) {
+      if (!m.grid) continue;
+      const MethodInfo& info = method_info(m.name);
+      plot::BandPlot bp;
+      bp.axes = {p.title + ": " + info.label, "x", "y", false, false, 720, 440};
+      bp.bands.push_back(
+          {info.label, p.grid_x,
+           std::vector<double>(m.grid->mean.data(), m.grid->mean.data() + m.grid->mean.size()),
+           std::vector<double>(m.grid->spread.data(),
+                               m.grid->spread.data() + m.grid->spread.size()),
+           info.color});
+      bp.overlays.push_back(data);
+      b.add(p.name + "_predictive_" + m.name, bp,
+            info.label + ": predictive mean ± 2 sd (" +
+                (m.name == "map_laplace" ? "linearised GLM predictive" : "Monte Carlo") +
+                ") and the training data; the inputs have no data in the gap around 0.");
+    }
+    return;
+  }
+  const Eigen::Index nx = static_cast<Eigen::Index>(p.grid_x.size());
+  const Eigen::Index ny = static_cast<Eigen::Index>(p.grid_y.size());
+  std::vector<plot::Series> classes(2);
+  for (int c = 0; c < 2; ++c) {
+    classes[static_cast<std::size_t>(c)] = {
+        fmt::format("class {}", c), {}, {}, plot::Style::points, c == 0 ? "#ffffff" : "#000000"};
+    for (Eigen::Index i = 0; i < p.train_inputs.rows(); ++i)
+      if (p.train_targets(i, 0) == c) {
+        classes[static_cast<std::size_t>(c)].x.push_back(p.train_inputs(i, 0));
+        classes[static_cast<std::size_t>(c)].y.push_back(p.train_inputs(i, 1));
+      }
+  }
+  for (const MethodRecord& m : p.methods) {
+    if (!m.grid) continue;
+    const MethodInfo& info = method_info(m.name);
+    auto heat = [&](const Eigen::MatrixXd& v, const std::string& what, double lo, double hi) {
+      plot::Heatmap h;
+      h.axes = {p.title + ": " + info.label + ", " + what, "x₁", "x₂", false, false, 640, 480};
+      h.value_label = what;
+      h.x = p.grid_x;
+      h.y = p.grid_y;
+      h.z =
+          Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+              v.data(), ny, nx);
+      h.z_min = lo;
+      h.z_max = hi;
+      h.overlays = classes;
+      return h;
+    };
+    b.add(p.name + "_probability_" + m.name, heat(m.grid->mean, "P(y = 1)", 0.0, 1.0),
+          info.label +
+              ": predictive probability of class 1 over the plane (Monte Carlo over θ ~ q), "
+              "training points on top.");
+    b.add(p.name + "_uncertainty_" + m.name, heat(m.grid->spread, "sd of P(y = 1 | θ)", 0.0, 0.5),
+          info.label +
+              ": the posterior's uncertainty about that probability, the standard deviation "
+              "of P(y = 1 | x, θ) over θ ~ q.");
+  }
+}
+
+void marginal_figures(const ProblemRecord& p, Builder& b) {
+  if (!p.reference || p.reference->marginal_x.empty()) return;
+  const ReferencePosterior& ref = *p.reference;
+  for (std::size_t j = 0; j < ref.marginal_x.size(); ++j) {
+    const Eigen::VectorXd& x = ref.marginal_x[j];
+    const std::string name =
+        j < p.parameter_names.size() ? p.parameter_names[j] : fmt::format("θ{}", j);
+    plot::LinePlot lp;
+    lp.axes = {p.title + ": marginal of " + name, name, "density", false, false, 900, 480};
+    lp.series.push_back(
+        {"exact", std::vector<double>(x.data(), x.data() + x.size()),
+         std::vector<double>(ref.marginal_density[j].data(),
+                             ref.marginal_density[j].data() + ref.marginal_density[j].size()),
+         plot::Style::lines, "#000000"});
+    for (const MethodRecord& m : p.methods) {
+      const double mu = m.mean(static_cast<Eigen::Index>(j)),
+                   sd = m.marginal_sd(static_cast<Eigen::Index>(j));
+      if (!(sd > 0.0)) continue;
+      std::vector<double> y;
+      for (Eigen::Index i = 0; i < x.size(); ++i)
+        y.push_back(std::exp(-0.5 * std::pow((x(i) - mu) / sd, 2)) /
+                    (sd * std::sqrt(2.0 * std::numbers::pi)));
+      lp.series.push_back(method_series(m, std::vector<double>(x.data(), x.data() + x.size()), y,
+                                        plot::Style::lines));
+    }
+    b.add(
+        fmt::format("{}_marginal_{}", p.name, name), lp,
+        fmt::format("Posterior marginal of {}: exact ({}) against each method's Gaussian marginal.",
+                    name, ref.how));
+  }
+}
+
+report::Table summary_table(const ProblemRecord& p, bool timing) {
+  const bool classification = p.task == "classification";
+  report::Table t;
+  t.caption =
+      "Final numbers of every method (test metrics: 100 predictive draws; MAP + Laplace: GLM "
+      "predictive)";
+  t.header = {"method", "status", "steps"};
+  if (timing) t.header.push_back("seconds");
+  for (const char* h : {"ELBO", "test log-lik.", classification ? "test accuracy" : "test RMSE",
+                        "curvature error (end)", "remedies fired"})
+    t.header.push_back(h);
+  if (p.reference) {
+    t.header.push_back("mean error vs exact");
+    t.header.push_back("sd error vs exact");
+  }
+  t.header.push_back("log evidence");
+  for (const MethodRecord& m : p.methods) {
+    std::vector<std::string> row = {method_info(m.name).label, m.status, std::to_string(m.steps)};
+    if (timing) row.push_back(fmt::format("{:.2f}", m.seconds));
+    row.push_back(fmt_num(m.elbo, "{:.5g}"));
+    row.push_back(fmt_num(m.test_log_likelihood));
+    row.push_back(fmt_num(classification ? m.test_accuracy : m.test_rmse));
+    row.push_back(
+        m.curvature.empty() ? "—" : fmt_num(m.curvature.back().diagonal_relative_error, "{:.3g}"));
+    std::int64_t fired = 0;
+    for (const auto& [k, v] : m.remedies) fired += v;
+    row.push_back(std::to_string(fired));
+    if (p.reference) {
+      const bool mf = p.reference->mean_field_sd.size() > 0 && m.name != "von" &&
+                      m.name != "vogn_full_ggn" && m.name != "map_laplace" &&
+                      m.name != "noisy_kfac";
+      const ReferenceError e = reference_error(m, *p.reference, false);
+      row.push_back(fmt_num(e.mean, "{:.2g}"));
+      row.push_back(fmt_num(e.sd, "{:.2g}") +
+                    (mf ? " (mean field: " +
+                              fmt_num(reference_error(m, *p.reference, true).sd, "{:.2g}") + ")"
+                        : std::string()));
+    }
+    row.push_back(m.log_evidence ? fmt_num(*m.log_evidence, "{:.5g}") : "—");
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& figures) {
+  report::Report r;
+  r.title = "ngvi study: natural-gradient variational inference on built-in problems";
+  int confirmed = 0;
+  for (const StudyVerdict& v : run.verdicts) confirmed += v.confirmed ? 1 : 0;
+  r.introduction.push_back({fmt::format(
+      "Every method below was fitted to every problem from the same seed ({}){}, through the "
+      "library's "
+      "one fit loop (vi::fit). {} claims were checked against this run's numbers: {} confirmed, {} "
+      "refuted.{}",
+      run.seed, run.quick ? " in the short --quick version" : "", run.verdicts.size(), confirmed,
+      run.verdicts.size() - static_cast<std::size_t>(confirmed),
+      run.timing ? fmt::format(" The whole run took {:.1f} s.", run.seconds) : std::string())});
+  r.introduction.push_back(
+      {"All numbers are in results.json beside this page (schema in app/study/README.md of the "
+       "source tree), each fit's history in history/<problem>/<method>.csv, and every plot as SVG "
+       "and PNG in plots/."});
+
+  report::Section verdicts{"Verdicts", {}};
+  for (const StudyVerdict& v : run.verdicts)
+    verdicts.blocks.push_back(report::Verdict{v.problem + ": " + v.claim, v.confirmed, v.evidence});
+  r.sections.push_back(std::move(verdicts));
+
+  report::Section methods{"Methods", {}};
+  report::Table mt{"", {"method", "what it is"}, {}};
+  for (const MethodInfo& m : method_catalog()) mt.rows.push_back({m.label, m.what});
+  methods.blocks.push_back(mt);
+  methods.blocks.push_back(report::Paragraph{
+      "Every method starts from the same network weights (the model's initialisation from the "
+      "seed) "
+      "and sees the same number of iterations with the same minibatch size on a problem. The "
+      "full-covariance methods are left out where P×P work per step would dominate the run."});
+  r.sections.push_back(std::move(methods));
+
+  for (const ProblemRecord& p : run.problems) {
+    report::Section s{p.title, {}};
+    s.blocks.push_back(report::Paragraph{fmt::format(
+        "{}. N = {} training and {} test examples, P = {} parameters, prior N(0, {}·I); {} epochs "
+        "in "
+        "minibatches of {} ({} iterations).",
+        p.description, p.examples, p.test_examples, p.parameters, 1.0 / p.prior_precision, p.epochs,
+        p.minibatch > 0 ? std::to_string(p.minibatch) : std::string("all examples"),
+        p.iterations)});
+    if (p.reference)
+      s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
+    s.blocks.push_back(summary_table(p, run.timing));
+    for (const StudyVerdict& v : run.verdicts)
+      if (v.problem == p.name)
+        s.blocks.push_back(report::Verdict{v.claim, v.confirmed, v.evidence});
+    Builder b{figures, s};
+    convergence_figures(p, b);
+    marginal_figures(p, b);
+    predictive_figures(p, b);
+    approximation_figures(p, b);
+    running_curvature_figures(p, b);
+    r.sections.push_back(std::move(s));
+  }
+  return r;
+}
+
+}  // namespace
+
+void write_study_folder(const StudyRun& run, const fs::path& out, int threads) {
+  fs::create_directories(out / "plots");
+  for (const ProblemRecord& p : run.problems) {
+    fs::create_directories(out / "history" / p.name);
+    for (const MethodRecord& m : p.methods)
+      write_file_atomically(out / history_path(p.name, m.name), vi::history_csv(m.history));
+  }
+  write_json_file(out / "results.json", results_json(run));
+  std::vector<PlannedFigure> figures;
+  const report::Report r = build_report(run, figures);
+  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
+  arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, figures.size(), [&](std::size_t i) {
+      plot::render(figures[i].figure, out / "plots" / figures[i].stem);
+    });
+  });
+  report::write_report(r, out);
+}
+
+}  // namespace ngvi::app::study

@@ -1,0 +1,149 @@
+// results.json (study_json.hpp).
+#include <string>
+#include <vector>
+
+#include <app/study/method_catalog.hpp>
+#include <app/study/study_json.hpp>
+
+#include <inference/callbacks.hpp>
+
+namespace ngvi::app::study {
+namespace {
+
+using nlohmann::json;
+
+json vec(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+// vi::history_json without the wall times when `timing` is false.
+json history_json(const std::vector<vi::HistoryRow>& rows, bool timing) {
+  json out = vi::history_json(rows);
+  if (!timing)
+    for (json& r : out) r.erase("seconds");
+  return out;
+}
+
+json method_json(const ProblemRecord& p, const MethodRecord& m, bool timing) {
+  json j;
+  j["name"] = m.name;
+  j["label"] = method_info(m.name).label;
+  j["status"] = m.status;
+  j["message"] = m.message;
+  j["steps"] = m.steps;
+  if (timing) j["seconds"] = m.seconds;
+  j["final"] = {{"elbo", m.elbo},
+                {"test_log_likelihood", m.test_log_likelihood},
+                {"test_rmse", m.test_rmse},
+                {"test_accuracy", m.test_accuracy},
+                {"log_evidence", m.log_evidence ? json(*m.log_evidence) : json(nullptr)}};
+  j["posterior"] = {{"mean", vec(m.mean)}, {"sd", vec(m.marginal_sd)}};
+  if (p.reference) {
+    const ReferenceError e = reference_error(m, *p.reference, false);
+    j["reference_error"] = {{"mean", e.mean}, {"sd", e.sd}};
+    if (p.reference->mean_field_sd.size() > 0)
+      j["reference_error"]["sd_mean_field"] = reference_error(m, *p.reference, true).sd;
+  }
+  j["remedies"] = json::object();
+  for (const auto& [k, v] : m.remedies) j["remedies"][k] = v;
+  j["history_csv"] = history_path(p.name, m.name);
+  j["history"] = history_json(m.history, timing);
+  j["curvature"] = json::array();
+  for (const CurvatureCheck& c : m.curvature) {
+    json k = {{"iteration", c.iteration},
+              {"diagonal_relative_error", c.diagonal_relative_error},
+              {"frobenius_relative_error", c.frobenius_relative_error},
+              {"scale_ratio", c.scale_ratio},
+              {"estimate_mean_diagonal", c.estimate_mean_diagonal},
+              {"hessian_mean_diagonal", c.hessian_mean_diagonal}};
+    if (timing) k["seconds"] = c.seconds;
+    j["curvature"].push_back(std::move(k));
+  }
+  return j;
+}
+
+json curvature_study_json(const MethodRecord& map) {
+  const auto& names = approximation_names();
+  json j;
+  j["approximations"] = names;
+  j["points"] = json::array();
+  for (const ApproximationPoint& a : map.approximations) {
+    json pt = {{"iteration", a.iteration},
+               {"hessian",
+                {{"min_eigenvalue", a.hessian_min_eigenvalue},
+                 {"max_eigenvalue", a.hessian_max_eigenvalue},
+                 {"negative_eigenvalues", a.hessian_negative_eigenvalues}}}};
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      pt["relative_error"][names[k]] = a.relative_error[k];
+      pt["diagonal_cosine"][names[k]] = a.diagonal_cosine[k];
+    }
+    j["points"].push_back(std::move(pt));
+  }
+  j["spectra"] = json::array();
+  for (const Spectra& s : map.spectra) {
+    json sp = {{"iteration", s.iteration}, {"hessian", vec(s.hessian)}};
+    for (std::size_t k = 0; k < names.size(); ++k) sp[names[k]] = vec(s.approximations[k]);
+    j["spectra"].push_back(std::move(sp));
+  }
+  return j;
+}
+
+json problem_json(const ProblemRecord& p, bool timing) {
+  json j = {{"name", p.name},
+            {"title", p.title},
+            {"description", p.description},
+            {"task", p.task},
+            {"examples", p.examples},
+            {"test_examples", p.test_examples},
+            {"parameters", p.parameters},
+            {"epochs", p.epochs},
+            {"minibatch", p.minibatch},
+            {"iterations", p.iterations},
+            {"prior_precision", p.prior_precision},
+            {"parameter_names", p.parameter_names}};
+  j["reference"] = nullptr;
+  if (p.reference) {
+    j["reference"] = {
+        {"how", p.reference->how}, {"mean", vec(p.reference->mean)}, {"sd", vec(p.reference->sd)}};
+    if (p.reference->mean_field_sd.size() > 0)
+      j["reference"]["mean_field_sd"] = vec(p.reference->mean_field_sd);
+  }
+  if (p.design.size() > 0) {
+    json rows = json::array();
+    for (Eigen::Index i = 0; i < p.design.rows(); ++i)
+      rows.push_back(vec(p.design.row(i).transpose()));
+    j["data"] = {
+        {"design", rows}, {"targets", vec(p.targets)}, {"noise_precision", p.noise_precision}};
+  }
+  j["curvature_study"] = nullptr;
+  j["methods"] = json::array();
+  for (const MethodRecord& m : p.methods) {
+    if (!m.approximations.empty()) j["curvature_study"] = curvature_study_json(m);
+    j["methods"].push_back(method_json(p, m, timing));
+  }
+  return j;
+}
+
+}  // namespace
+
+json results_json(const StudyRun& run) {
+  json j;
+  j["tool"] = "ngvi study";
+  j["schema_version"] = 1;
+  j["seed"] = run.seed;
+  j["quick"] = run.quick;
+  j["timings"] = run.timing;
+  if (run.timing) j["seconds"] = run.seconds;
+  j["methods"] = json::array();
+  for (const MethodInfo& m : method_catalog())
+    j["methods"].push_back({{"name", m.key}, {"label", m.label}, {"what", m.what}});
+  j["problems"] = json::array();
+  for (const ProblemRecord& p : run.problems) j["problems"].push_back(problem_json(p, run.timing));
+  j["verdicts"] = json::array();
+  for (const StudyVerdict& v : run.verdicts)
+    j["verdicts"].push_back({{"problem", v.problem},
+                             {"claim", v.claim},
+                             {"confirmed", v.confirmed},
+                             {"evidence", v.evidence}});
+  return j;
+}
+
+}  // namespace ngvi::app::study

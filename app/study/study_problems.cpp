@@ -1,0 +1,288 @@
+// The study's problems (study_problems.hpp): sizes, step sizes, references.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <app/study/method_suites.hpp>
+#include <app/study/study_problems.hpp>
+
+#include <inference/problems.hpp>
+#include <inference/random.hpp>
+
+namespace ngvi::app::study {
+namespace {
+
+// The loop of every method on a problem: `epochs` passes in minibatches of `minibatch` (0: full
+// batch), with about `rows` history rows.
+vi::LoopOptions loop_for(Eigen::Index epochs, Eigen::Index minibatch, Eigen::Index n,
+                         Eigen::Index rows, const StudySettings& st) {
+  vi::LoopOptions loop;
+  loop.epochs = epochs;
+  loop.minibatch = minibatch;
+  const Eigen::Index per_epoch = minibatch > 0 ? (n + minibatch - 1) / minibatch : 1;
+  loop.history_every = std::max<Eigen::Index>(1, epochs * per_epoch / rows);
+  loop.parallel = st.parallel;
+  return loop;
+}
+
+Eigen::Index scaled(const StudySettings& st, Eigen::Index full, Eigen::Index quick) {
+  return st.quick ? quick : full;
+}
+
+template <class Model>
+void run_suites(const ProblemSetup<Model>& s, ProblemRecord& r) {
+  r.examples = s.train->num_examples();
+  r.test_examples = s.test->num_examples();
+  r.parameters = s.train->num_params();
+  r.epochs = s.loop.epochs;
+  r.minibatch = s.loop.minibatch;
+  const Eigen::Index m = s.loop.minibatch > 0 ? s.loop.minibatch : r.examples;
+  r.iterations = s.loop.epochs * ((r.examples + m - 1) / m);
+  r.prior_precision = s.prior_precision;
+  r.methods = run_natural_gradient_methods(s);
+  for (MethodRecord& b : run_baseline_methods(s)) r.methods.push_back(std::move(b));
+}
+
+// A problem's setup with the study-wide settings: the seed every method starts from, the
+// threads, and the predictive draws.
+template <class Model>
+ProblemSetup<Model> setup_for(const std::string& name, const Model& train, const Model& test,
+                              const StudySettings& st) {
+  ProblemSetup<Model> s;
+  s.name = name;
+  s.train = &train;
+  s.test = &test;
+  s.seed = st.seed;
+  s.history_predictive_samples = st.quick ? 5 : 10;
+  s.final_predictive_samples = st.quick ? 30 : 100;
+  return s;
+}
+
+ProblemRecord record_for(const std::string& name, std::string title, std::string description,
+                         std::string task) {
+  ProblemRecord r;
+  r.name = name;
+  r.title = std::move(title);
+  r.description = std::move(description);
+  r.task = std::move(task);
+  return r;
+}
+
+std::vector<double> linspace(double a, double b, Eigen::Index n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i)
+    v[static_cast<std::size_t>(i)] =
+        a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
+  return v;
+}
+
+ProblemRecord regression_1d_gap(const StudySettings& st) {
+  vi::problems::Regression1dGapOptions po;
+  po.seed = st.seed;
+  const vi::problems::Regression1dGap p = vi::problems::make_regression_1d_gap(po);
+  auto s = setup_for("regression_1d_gap", p.model, p.test_model, st);
+  s.targets = p.targets;
+  s.loop = loop_for(scaled(st, 500, 40), 32, p.model.num_examples(), st.quick ? 6 : 30, st);
+  s.steps.ivon = 0.01;
+  s.steps.natural_decay = 0.005;
+  ProblemRecord r =
+      record_for(s.name, "1-D regression with a gap in the inputs", p.description, "regression");
+  r.grid_x = linspace(-2.6, 2.6, st.quick ? 50 : 160);
+  s.grid = Eigen::Map<const Eigen::VectorXd>(r.grid_x.data(),
+                                             static_cast<Eigen::Index>(r.grid_x.size()));
+  r.train_inputs = p.model.data().X;
+  r.train_targets = p.model.data().Y;
+  run_suites(s, r);
+  return r;
+}
+
+ProblemRecord two_moons(const StudySettings& st) {
+  vi::problems::TwoMoonsOptions po;
+  po.seed = st.seed;
+  const vi::problems::TwoMoons p = vi::problems::make_two_moons(po);
+  auto s = setup_for("two_moons", p.model, p.test_model, st);
+  s.loop = loop_for(scaled(st, 250, 20), 32, p.model.num_examples(), st.quick ? 6 : 30, st);
+  s.steps.noisy_adam = 1e-2;
+  s.steps.natural_decay = 0.005;
+  ProblemRecord r =
+      record_for(s.name, "Two moons (2-D classification)", p.description, "classification");
+  r.grid_x = linspace(-2.0, 2.0, st.quick ? 24 : 64);
+  r.grid_y = linspace(-1.5, 1.5, st.quick ? 18 : 48);
+  s.grid.resize(static_cast<Eigen::Index>(r.grid_x.size() * r.grid_y.size()), 2);
+  Eigen::Index k = 0;
+  for (double y : r.grid_y)
+    for (double x : r.grid_x) {
+      s.grid(k, 0) = x;
+      s.grid(k++, 1) = y;
+    }
+  r.train_inputs = p.model.data().X;
+  r.train_targets = p.model.data().Y;
+  run_suites(s, r);
+  return r;
+}
+
+// A normal density's values at the points x.
+Eigen::VectorXd normal_density(const Eigen::VectorXd& x, double mean, double sd) {
+  return ((-0.5 * ((x.array() - mean) / sd).square()).exp() /
+          (sd * std::sqrt(2.0 * std::numbers::pi)))
+      .matrix();
+}
+
+ProblemRecord bayesian_linear_regression(const StudySettings& st) {
+  vi::problems::BayesianLinearRegressionOptions po;
+  po.seed = st.seed;
+  const vi::problems::BayesianLinearRegression p =
+      vi::problems::make_bayesian_linear_regression(po);
+  // Held-out data from the same θ_true and noise, from a generator of its own.
+  vi::Rng rng(st.seed + 1);
+  const Eigen::Index d = po.inputs, n_test = 200;
+  Eigen::MatrixXd phi(n_test, d + 1);
+  phi.leftCols(d) = vi::standard_normal(rng, n_test, d);
+  phi.col(d).setOnes();
+  const Eigen::VectorXd y =
+      phi * p.true_parameters + vi::standard_normal(rng, n_test) / std::sqrt(p.noise_precision);
+  const RegressionModel test(p.model.net(), p.model.likelihood(), nn::Dataset{phi.leftCols(d), y});
+  auto s = setup_for("bayesian_linear_regression", p.model, test, st);
+  // Full batch, and expectations at the mean: for a quadratic loss E_q[∇ℓ] = ∇ℓ(μ) and
+  // E_q[∇²ℓ] = ∇²ℓ, so VON and VOGN (GGN = Hessian here) iterate towards the exact posterior.
+  s.loop = loop_for(scaled(st, 400, 200), 0, p.model.num_examples(), st.quick ? 6 : 30, st);
+  s.prior_precision = p.prior_precision;
+  s.steps.natural = 0.8;
+  s.steps.natural_mc_samples = 0;
+  s.steps.adam = 0.05;
+  s.steps.ivon = 0.2;
+  s.steps.kfac = 0.2;
+  s.steps.kfac_beta = 0.2;
+  ProblemRecord r =
+      record_for(s.name, "Bayesian linear regression (conjugate: exact posterior in closed form)",
+                 "y = Φθ + N(0, 1/" + vi::problems::short_number(p.noise_precision) +
+                     "), Φ = [X | 1], X ~ N(0, 1), " + std::to_string(d) + " inputs; prior N(0, " +
+                     vi::problems::short_number(1.0 / p.prior_precision) + "·I)",
+                 "regression");
+  for (Eigen::Index j = 0; j < d; ++j) r.parameter_names.push_back("w" + std::to_string(j + 1));
+  r.parameter_names.push_back("b");
+  ReferencePosterior ref;
+  ref.how = "closed form: Λ = τΦᵀΦ + δI, μ = Λ⁻¹τΦᵀy";
+  ref.mean = p.posterior_mean;
+  ref.sd = p.posterior_covariance.diagonal().cwiseSqrt();
+  ref.mean_field_sd = p.posterior_precision.diagonal().cwiseInverse().cwiseSqrt();
+  for (Eigen::Index j = 0; j < d + 1; ++j) {
+    const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(200, ref.mean(j) - 4.5 * ref.sd(j),
+                                                         ref.mean(j) + 4.5 * ref.sd(j));
+    ref.marginal_x.push_back(x);
+    ref.marginal_density.push_back(normal_density(x, ref.mean(j), ref.sd(j)));
+  }
+  r.reference = std::move(ref);
+  r.design = p.design;
+  r.targets = p.targets;
+  r.noise_precision = p.noise_precision;
+  run_suites(s, r);
+  return r;
+}
+
+// The posterior of θ = (w, b) on a grid: log p(θ | D) = −Σᵢ [log(1 + e^{fᵢ}) − yᵢfᵢ] − δ/2‖θ‖² +
+// const, fᵢ = w xᵢ + b, written out here (not through nn/) so that it is an independent route.
+// The grid covers the mean ± 7 sd of a first, coarse pass. Cost: O(grid² · N).
+ReferencePosterior logistic_quadrature(const vi::problems::LogisticRegression2d& p,
+                                       Eigen::Index n) {
+  auto log_post = [&](double w, double b) {
+    double s = -0.5 * p.prior_precision * (w * w + b * b);
+    for (Eigen::Index i = 0; i < p.inputs.size(); ++i) {
+      const double f = w * p.inputs(i) + b;
+      s -= (f > 0 ? f + std::log1p(std::exp(-f)) : std::log1p(std::exp(f))) - p.labels(i) * f;
+    }
+    return s;
+  };
+  Eigen::Vector2d lo(-10.0, -10.0), hi(10.0, 10.0);
+  ReferencePosterior ref;
+  for (int pass = 0; pass < 2; ++pass) {
+    const Eigen::VectorXd w = Eigen::VectorXd::LinSpaced(n, lo(0), hi(0));
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, lo(1), hi(1));
+    Eigen::MatrixXd lp(n, n);  // (w index, b index)
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index j = 0; j < n; ++j) lp(i, j) = log_post(w(i), b(j));
+    const Eigen::MatrixXd dens = (lp.array() - lp.maxCoeff()).exp().matrix();
+    const double dw = w(1) - w(0), db = b(1) - b(0);
+    const Eigen::VectorXd mw = dens.rowwise().sum() * db,
+                          mb = dens.colwise().sum().transpose() * dw;
+    const double zw = mw.sum() * dw, zb = mb.sum() * db;
+    const Eigen::VectorXd pw = mw / zw, pb = mb / zb;
+    const double ew = w.dot(pw) * dw, eb = b.dot(pb) * db;
+    const double sw = std::sqrt(((w.array() - ew).square() * pw.array()).sum() * dw);
+    const double sb = std::sqrt(((b.array() - eb).square() * pb.array()).sum() * db);
+    ref.mean.resize(2);
+    ref.mean << ew, eb;
+    ref.sd.resize(2);
+    ref.sd << sw, sb;
+    ref.marginal_x = {w, b};
+    ref.marginal_density = {pw, pb};
+    lo = ref.mean - 7.0 * ref.sd;
+    hi = ref.mean + 7.0 * ref.sd;
+  }
+  ref.how = "quadrature: the unnormalised posterior on a " + std::to_string(n) + "×" +
+            std::to_string(n) + " grid over the mean ± 7 sd (midpoint rule)";
+  return ref;
+}
+
+ProblemRecord logistic_regression_2d(const StudySettings& st) {
+  vi::problems::LogisticRegression2dOptions po;
+  po.seed = st.seed;
+  const vi::problems::LogisticRegression2d p = vi::problems::make_logistic_regression_2d(po);
+  vi::problems::LogisticRegression2dOptions to = po;
+  to.seed = st.seed + 1;
+  to.examples = 500;
+  const vi::problems::LogisticRegression2d held_out = vi::problems::make_logistic_regression_2d(to);
+  auto s = setup_for("logistic_regression_2d", p.model, held_out.model, st);
+  s.loop = loop_for(scaled(st, 300, 80), 0, p.model.num_examples(), st.quick ? 6 : 30, st);
+  s.steps.noisy_adam = 1e-2;
+  s.prior_precision = p.prior_precision;
+  s.steps.natural = 0.3;
+  s.steps.adam = 0.05;
+  s.steps.kfac = 0.2;
+  s.steps.kfac_beta = 0.2;
+  ProblemRecord r =
+      record_for(s.name, "2-D Bayesian logistic regression (exact posterior by quadrature)",
+                 "P(y = 1) = σ(w x + b), x ~ N(0, 1), N = " + std::to_string(po.examples) +
+                     ", (w, b)_true = (" + vi::problems::short_number(po.true_weight) + ", " +
+                     vi::problems::short_number(po.true_bias) + "); prior N(0, I)",
+                 "classification");
+  r.parameter_names = {"w", "b"};
+  r.reference = logistic_quadrature(p, st.quick ? 121 : 301);
+  run_suites(s, r);
+  return r;
+}
+
+ProblemRecord uci_boston(const StudySettings& st) {
+  vi::problems::UciRegressionOptions po;
+  po.folder = st.boston;
+  po.hidden_units = 10;
+  const vi::problems::UciRegression p = vi::problems::make_uci_regression(po);
+  auto s = setup_for("uci_boston", p.model, p.test_model, st);
+  s.targets = p.targets;
+  s.loop = loop_for(scaled(st, 120, 4), 32, p.model.num_examples(), st.quick ? 4 : 25, st);
+  s.steps.ivon = 0.01;
+  s.steps.natural_decay = 0.002;
+  s.steps.natural = 0.05;
+  s.steps.adam = 0.01;
+  ProblemRecord r =
+      record_for(s.name, "Boston housing (UCI, split 0), a small MLP", p.description, "regression");
+  run_suites(s, r);
+  return r;
+}
+
+}  // namespace
+
+ProblemRecord run_problem(const std::string& name, const StudySettings& settings) {
+  if (name == "regression_1d_gap") return regression_1d_gap(settings);
+  if (name == "two_moons") return two_moons(settings);
+  if (name == "bayesian_linear_regression") return bayesian_linear_regression(settings);
+  if (name == "logistic_regression_2d") return logistic_regression_2d(settings);
+  if (name == "uci_boston") return uci_boston(settings);
+  throw std::invalid_argument("ngvi study: unknown problem '" + name + "'");
+}
+
+}  // namespace ngvi::app::study

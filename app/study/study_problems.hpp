@@ -1,0 +1,47 @@
+// The study's problems: each built from inference/problems.hpp with the study's sizes, fitted by
+// both method suites from the same seed, and returned as a ProblemRecord with its references.
+//
+//   regression_1d_gap           sin(2x) + noise with a gap in the inputs, 1-16-1 tanh MLP
+//   two_moons                   2-D binary classification, 2-16-1 tanh MLP
+//   bayesian_linear_regression  conjugate: the exact posterior in closed form
+//   logistic_regression_2d      θ = (w, b): the exact posterior by quadrature on a grid
+//   uci_boston                  Boston housing split 0 (shipped in data/uci), 13-10-1 ReLU MLP
+// StudySettings::quick shrinks epochs, grids and Monte-Carlo sample counts so the whole study
+// takes seconds (what the tests run); the problems and methods stay the same.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <app/study/study_records.hpp>
+
+#include <autodiff/functional/per_example.hpp>
+
+namespace ngvi::app::study {
+
+struct StudySettings {
+  // Seed of every draw: data, initial values, Monte-Carlo samples.
+  std::uint64_t seed = 1;
+  // The short version (fewer epochs, coarser grids, fewer samples); see the top of the file.
+  bool quick = false;
+  // Threads of the per-example work inside each fit; results are the same for any value.
+  ad::ParallelOptions parallel{};
+  // The Boston housing folder (UCI format). Empty: the study runs without that problem.
+  std::filesystem::path boston;
+};
+
+// The problem keys in the order the study runs and reports them.
+inline const std::vector<std::string>& problem_names() {
+  static const std::vector<std::string> names = {"regression_1d_gap", "two_moons",
+                                                 "bayesian_linear_regression",
+                                                 "logistic_regression_2d", "uci_boston"};
+  return names;
+}
+
+// Runs one problem (a key of problem_names()). Throws std::invalid_argument for an unknown key,
+// nn::DataError for unreadable Boston data. Cost: both method suites on the problem.
+ProblemRecord run_problem(const std::string& name, const StudySettings& settings);
+
+}  // namespace ngvi::app::study

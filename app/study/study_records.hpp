@@ -1,0 +1,122 @@
+// The records of a study run: what each fit and each curvature measurement produced, as plain
+// data.
+//
+// `ngvi study` (app/study/study_command.hpp) fits every method to every problem in the method
+// suites (method_suites.hpp, the only code that instantiates vi::fit), and everything the report
+// needs afterwards — results.json, history.csv, the plots, report.html — is computed from these
+// records alone (study_output.cpp), without templates. A MethodRecord is one fit: its history,
+// the method's own running curvature against the exact Hessian at the same θ, the final
+// summary and the predictive on the problem's plotting grid. A ProblemRecord is one problem:
+// its methods, the curvature approximations along the MAP trajectory, and the exact references
+// it has (the closed-form posterior, a quadrature posterior).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <inference/fit_result.hpp>
+
+namespace ngvi::app::study {
+
+// The curvature approximations compared with the exact Hessian along the MAP trajectory, in the
+// order of ApproximationPoint's vectors.
+inline const std::vector<std::string>& approximation_names() {
+  static const std::vector<std::string> names = {"ggn", "empirical_fisher", "mc_fisher", "kfac"};
+  return names;
+}
+
+// One measurement of a method's own running curvature C against the exact Hessian of the mean
+// loss H̄ = (1/N) Σᵢ ∇²ℓᵢ(μ) at the method's current mean μ. C is in the same units (per
+// example): VON (Λ − δI)/N, VOGN s, IVON h, noisy Adam f, noisy K-FAC S̄ ⊗ Ā, Bayes-by-backprop
+// (1/σ² − δ)/N.
+struct CurvatureCheck {
+  std::int64_t iteration = 0;
+  double seconds = 0.0;                   // of the fit, at this iteration
+  double diagonal_relative_error = 0.0;   // ‖diag C − diag H̄‖ / ‖diag H̄‖
+  double frobenius_relative_error = 0.0;  // ‖C − H̄‖_F / ‖H̄‖_F; NaN for a diagonal C
+  double scale_ratio = 0.0;               // Σ diag C / Σ diag H̄ (1: same overall size)
+  double estimate_mean_diagonal = 0.0;    // mean of diag C
+  double hessian_mean_diagonal = 0.0;     // mean of diag H̄
+};
+
+// One point of the MAP trajectory: the exact Hessian H of Σᵢℓᵢ and its approximations.
+struct ApproximationPoint {
+  std::int64_t iteration = 0;
+  double hessian_min_eigenvalue = 0.0;
+  double hessian_max_eigenvalue = 0.0;
+  std::int64_t hessian_negative_eigenvalues = 0;
+  std::vector<double> relative_error;   // per approximation_names(): ‖A − H‖_F / ‖H‖_F
+  std::vector<double> diagonal_cosine;  // per approximation_names(): cos∠(diag A, diag H)
+};
+
+// Eigenvalues, largest first, of the Hessian and of each approximation at one point.
+struct Spectra {
+  std::int64_t iteration = 0;
+  Eigen::VectorXd hessian;
+  std::vector<Eigen::VectorXd> approximations;  // per approximation_names()
+};
+
+// What a method's posterior predicts on the problem's plotting grid (1-D: a column of the grid's
+// points; 2-D: ny × nx over the plane).
+struct GridPredictive {
+  Eigen::MatrixXd mean;    // regression: E[y]; classification: P(y = 1)
+  Eigen::MatrixXd spread;  // regression: sd of y; classification: sd of P(y = 1 | θ) over q
+};
+
+struct MethodRecord {
+  std::string name;    // the method's key (method_catalog.hpp)
+  std::string status;  // vi::FitStatus as text
+  std::string message;
+  std::vector<vi::HistoryRow> history;    // metrics: test_log_likelihood, then test_rmse or
+                                          // test_accuracy (see README.md of this folder)
+  std::vector<CurvatureCheck> curvature;  // empty for MAP
+  std::vector<ApproximationPoint> approximations;  // MAP only: the trajectory study
+  std::vector<Spectra> spectra;                    // MAP only: first and last point
+  std::map<std::string, std::int64_t> remedies;    // remedy → steps it fired on
+  std::int64_t steps = 0;
+  double seconds = 0.0;  // wall time of the steps
+  // Final posterior and predictive on the test set (MAP: the Laplace approximation, GLM).
+  Eigen::VectorXd mean, marginal_sd;
+  double elbo = 0.0;  // last history row's (−∞ for MAP's point mass)
+  double test_log_likelihood = 0.0;
+  double test_rmse = 0.0;              // regression (original units); NaN otherwise
+  double test_accuracy = 0.0;          // classification; NaN otherwise
+  std::optional<double> log_evidence;  // the Laplace evidence (MAP + Laplace only)
+  std::optional<GridPredictive> grid;  // when the problem has a plotting grid
+};
+
+// An exact posterior to compare the methods with: closed form (Bayesian linear regression) or
+// quadrature on a grid (2-D logistic regression).
+struct ReferencePosterior {
+  std::string how;                // how it was computed, for the report
+  Eigen::VectorXd mean, sd;       // posterior mean and marginal standard deviations
+  Eigen::VectorXd mean_field_sd;  // sd of the mean-field optimum; empty if not known
+  std::vector<Eigen::VectorXd> marginal_x, marginal_density;  // per parameter, on a grid
+};
+
+struct ProblemRecord {
+  std::string name;         // key in results.json and file names
+  std::string title;        // for the report
+  std::string description;  // the problem's own one-line description
+  std::string task;         // "regression" or "classification"
+  std::int64_t examples = 0, test_examples = 0, parameters = 0;
+  std::int64_t epochs = 0, minibatch = 0, iterations = 0;
+  double prior_precision = 0.0;
+  std::vector<std::string> parameter_names;     // small problems only (the marginal plots)
+  std::vector<MethodRecord> methods;            // in the catalog's order
+  Eigen::MatrixXd train_inputs, train_targets;  // for the predictive plots
+  std::vector<double> grid_x, grid_y;           // the plotting grid's axes (1-D: grid_y empty)
+  std::optional<ReferencePosterior> reference;
+  // Bayesian linear regression: the data of the closed form (Φ, y, τ), written to results.json
+  // so that a test can recompute the posterior on its own.
+  Eigen::MatrixXd design;
+  Eigen::VectorXd targets;
+  double noise_precision = 0.0;
+};
+
+}  // namespace ngvi::app::study

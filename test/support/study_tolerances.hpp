@@ -1,0 +1,18 @@
+// Named tolerances for the checks of `ngvi study`'s results (test/app/study/), beside the
+// inference tests' ones in posterior_checks.hpp (kept apart so that adding one here does not
+// recompile every inference test).
+#pragma once
+
+#include <autodiff/verify/tolerances.hpp>
+
+namespace ngvi::test::study_tolerances {
+
+using ad::verify::Tolerance;
+
+// A Gaussian VI fit (or a Laplace approximation) against the exact posterior of a mildly skewed
+// non-conjugate model (2-D logistic regression, exact by quadrature): the Gaussian optimum itself
+// differs from the exact moments, and a short stochastic run adds its noise. Standard deviations
+// relative (rel), means in units of the exact posterior sd (abs).
+inline constexpr Tolerance gaussian_vs_exact_posterior{0.25, 0.5};
+
+}  // namespace ngvi::test::study_tolerances
