@@ -225,7 +225,11 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
   std::vector<plot::Series> classes(2);
   for (int c = 0; c < 2; ++c) {
     classes[static_cast<std::size_t>(c)] = {
-        fmt::format("class {}", c), {}, {}, plot::Style::points, c == 0 ? "#ffffff" : "#000000"};
+        c == 0 ? "class 0 (white points)" : "class 1 (black points)",
+        {},
+        {},
+        plot::Style::points,
+        c == 0 ? "#ffffff" : "#000000"};
     for (Eigen::Index i = 0; i < p.train_inputs.rows(); ++i)
       if (p.train_targets(i, 0) == c) {
         classes[static_cast<std::size_t>(c)].x.push_back(p.train_inputs(i, 0));
@@ -348,7 +352,8 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
       "refuted.{}",
       run.seed, run.quick ? " in the short --quick version" : "", run.verdicts.size(), confirmed,
       run.verdicts.size() - static_cast<std::size_t>(confirmed),
-      run.timing ? fmt::format(" The whole run took {:.1f} s.", run.seconds) : std::string())});
+      run.timing ? fmt::format(" The fits and their measurements took {:.1f} s.", run.seconds)
+                 : std::string())});
   r.introduction.push_back(
       {"All numbers are in results.json beside this page (schema in app/study/README.md of the "
        "source tree), each fit's history in history/<problem>/<method>.csv, and every plot as SVG "
