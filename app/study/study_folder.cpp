@@ -1,9 +1,13 @@
 // The study's report folder (study_folder.hpp): figures, history files, results.json, report.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <filesystem>
+#include <mutex>
 #include <numbers>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <app/io/atomic_write.hpp>
@@ -13,8 +17,6 @@
 #include <app/study/method_catalog.hpp>
 #include <app/study/study_folder.hpp>
 #include <fmt/format.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include <inference/callbacks.hpp>
 
@@ -401,6 +403,33 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
   return r;
 }
 
+// Draws every figure, two gnuplot processes per core at a time: a gnuplot run spends much of its
+// time starting up and writing files, so one per core leaves the cores idle. Rethrows the first
+// error after every worker has stopped.
+void render_all(const std::vector<PlannedFigure>& figures, const fs::path& dir, int threads) {
+  const std::size_t cores = threads > 0
+                                ? static_cast<std::size_t>(threads)
+                                : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < figures.size(); i = next++) {
+      try {
+        plot::render(figures[i].figure, dir / figures[i].stem);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = figures.size();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t k = 0; k < std::min(figures.size(), 2 * cores); ++k) pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 }  // namespace
 
 void write_study_folder(const StudyRun& run, const fs::path& out, int threads) {
@@ -413,12 +442,7 @@ void write_study_folder(const StudyRun& run, const fs::path& out, int threads) {
   write_json_file(out / "results.json", results_json(run));
   std::vector<PlannedFigure> figures;
   const report::Report r = build_report(run, figures);
-  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
-  arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, figures.size(), [&](std::size_t i) {
-      plot::render(figures[i].figure, out / "plots" / figures[i].stem);
-    });
-  });
+  render_all(figures, out / "plots", threads);
   report::write_report(r, out);
 }
 

@@ -2,7 +2,7 @@
 // problem and method, the plots (SVG and PNG, drawn by gnuplot through app/plot), report.html
 // and report.md (app/report).
 //
-// The plots are drawn in parallel (one gnuplot process per figure, at most `threads` at a time);
+// The plots are drawn in parallel (one gnuplot process per figure, two per thread at a time);
 // every file is written atomically, and report.html/report.md last, after every figure they
 // show exists. The figures and the report's sections are described in app/study/README.md.
 #pragma once
