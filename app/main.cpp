@@ -9,7 +9,9 @@
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/run_guarded.hpp>
 #include <app/cli/subcommand.hpp>
+#include <app/fit/fit_command.hpp>
 #include <app/study/study_command.hpp>
+#include <app/uci/uci_command.hpp>
 #include <app/verify/verify_command.hpp>
 
 int main(int argc, char** argv) {
@@ -22,8 +24,9 @@ int main(int argc, char** argv) {
       "ngvi"};
   root.require_subcommand(1);
   root.failure_message(CLI::FailureMessage::help);
-  const std::vector<app::Subcommand> subcommands = {app::add_study_command(root),
-                                                    app::add_verify_command(root)};
+  const std::vector<app::Subcommand> subcommands = {
+      app::add_study_command(root), app::add_verify_command(root), app::add_uci_command(root),
+      app::add_fit_command(root)};
   try {
     root.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

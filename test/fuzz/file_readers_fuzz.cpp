@@ -1,14 +1,19 @@
 // libFuzzer target: random bytes into the tool's file readers — the CSV reader
 // (app/io/csv_table.hpp), `ngvi fit`'s input path (app/io/training_table.hpp: CSV + target
-// column + checks) and the UCI-folder loader (nn/data_loader.hpp: load_uci_split,
-// uci_hidden_units, uci_split_count).
+// column + checks; app/fit/posterior_file.hpp: a saved posterior; app/fit/prediction_table.hpp:
+// the rows to predict and their class labels) and the UCI-folder loader (nn/data_loader.hpp:
+// load_uci_split, uci_hidden_units, uci_split_count).
 //
-// Input layout: the first byte picks the reader (mod 3); the rest is
+// Input layout: the first byte picks the reader (mod 5); the rest is
 //   0  the CSV file;
 //   1  the target column's name, a line break, then the CSV file;
 //   2  the files of a UCI folder separated by the byte 0x1e: data.txt, index_features.txt,
 //      index_target.txt, index_train_0.txt, index_test_0.txt, n_hidden.txt (missing parts:
-//      the file is absent).
+//      the file is absent);
+//   3  a posterior file (`ngvi fit --posterior FILE`);
+//   4  a CSV file of rows to predict (`ngvi fit --predict FILE`) for a network with inputs x1, x2
+//      and target y; the first byte of the rest chooses regression (even) or a 3-class
+//      classifier (odd).
 // The contract checked: a reader returns, or throws nn::DataError whose message is printable
 // ASCII (random bytes escaped). Any other exception, a crash, a hang, a leak or undefined
 // behaviour (ASan + UBSan) is a finding. Built by the `fuzz` preset (clang, -fsanitize=fuzzer);
@@ -24,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include <app/fit/posterior_file.hpp>
+#include <app/fit/prediction_table.hpp>
 #include <app/io/csv_table.hpp>
 #include <app/io/training_table.hpp>
 #include <unistd.h>
@@ -81,6 +88,22 @@ void run(std::uint8_t mode, std::string_view rest) {
     if (t.data.X.rows() != t.data.Y.rows() ||
         t.data.X.cols() + 1 != static_cast<Eigen::Index>(t.input_names.size()) + 1)
       finding("inconsistent TrainingTable shape", std::string(rest));
+  } else if (mode == 3) {
+    write(dir / "posterior.json", rest);
+    const ngvi::app::SavedPosterior p = ngvi::app::read_posterior_file(dir / "posterior.json");
+    if (ngvi::app::mean_of(p.posterior).size() != p.spec.network().num_params())
+      finding("a posterior that does not match its network", std::string(rest));
+  } else if (mode == 4) {
+    ngvi::app::NetworkSpec spec;
+    spec.inputs = {"x1", "x2"};
+    spec.target = "y";
+    spec.classification = !rest.empty() && (static_cast<unsigned char>(rest[0]) % 2 == 1);
+    spec.classes = 3;
+    write(dir / "rows.csv", rest.empty() ? rest : rest.substr(1));
+    const ngvi::app::PredictionInputs in =
+        ngvi::app::select_prediction_inputs(ngvi::app::read_csv_table(dir / "rows.csv"), spec);
+    if (in.X.cols() != 2 || (in.Y && in.Y->rows() != in.X.rows()))
+      finding("inconsistent PredictionInputs shape", std::string(rest));
   } else {
     const fs::path uci = dir / "uci";
     fs::remove_all(uci);
@@ -109,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    run(static_cast<std::uint8_t>(data[0] % 3), rest);
+    run(static_cast<std::uint8_t>(data[0] % 5), rest);
   } catch (const ngvi::nn::DataError& e) {
     check_message(e);
   } catch (const std::exception& e) {

@@ -1,0 +1,347 @@
+// `ngvi fit` (see fit_command.hpp): read and check the inputs, fit or load the posterior, write
+// the summary, the predictions and the posterior.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <app/cli/common_options.hpp>
+#include <app/cli/exit_codes.hpp>
+#include <app/fit/fit_command.hpp>
+#include <app/fit/posterior_file.hpp>
+#include <app/fit/prediction_table.hpp>
+#include <app/io/atomic_write.hpp>
+#include <app/io/csv_table.hpp>
+#include <app/io/json_file.hpp>
+#include <app/io/training_table.hpp>
+#include <app/methods/fit_method.hpp>
+#include <app/methods/predict.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <nn/likelihoods/gaussian_fixed_noise.hpp>
+#include <nn/likelihoods/softmax_categorical.hpp>
+
+namespace ngvi::app {
+namespace {
+
+struct FitCommandOptions {
+  CommonOptions common{.out = "ngvi-fit"};
+  std::filesystem::path csv;        // the training table; empty: apply --posterior instead
+  std::string target;               // the target column of --csv
+  std::string task = "regression";  // or "classification"
+  std::string method = "vogn";      // a method name of app/methods/method_settings.hpp
+  MethodSettings settings{};        // δ, epochs, M, step size (method filled from `method`)
+  std::vector<Eigen::Index> hidden = {50};  // hidden widths; 0 alone: a linear model
+  std::string activation = "relu";          // or "tanh"
+  double noise_precision = 10.0;            // τ of the Gaussian likelihood, standardised units
+  std::filesystem::path posterior;          // a saved posterior to apply instead of fitting
+  std::filesystem::path predict;            // rows to predict
+  int samples = 100;                        // posterior draws of the predictive
+};
+
+// A CSV field, quoted if it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// The shortest text that reads back as the same double.
+std::string number(double v) { return fmt::format("{}", v); }
+
+// The model of `spec` over the standardised inputs X (and targets Y, original units).
+RegressionModel regression_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
+                                 const Eigen::MatrixXd& Y) {
+  return RegressionModel(
+      spec.network(), nn::GaussianFixedNoise(spec.noise_precision),
+      nn::Dataset{spec.input_scaling.transform(X), spec.target_scaling.transform(Y)});
+}
+ClassificationModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
+                                         const Eigen::MatrixXd& Y) {
+  return ClassificationModel(spec.network(), nn::SoftmaxCategorical(spec.classes),
+                             nn::Dataset{spec.input_scaling.transform(X), Y});
+}
+
+// The posterior by parameter block: the mean and spread of the means and standard deviations.
+void write_summary(const SavedPosterior& s, const std::filesystem::path& out) {
+  const nn::Sequential net = s.spec.network();
+  const nn::ParameterLayout& layout = net.layout();
+  const Eigen::VectorXd mu = mean_of(s.posterior);
+  const Eigen::VectorXd sd = marginal_variances_of(s.posterior).cwiseSqrt();
+  std::string csv = "block,rows,cols,mean_of_means,mean_abs_mean,mean_sd,min_sd,max_sd\n";
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const nn::Block& b : layout.blocks()) {
+    const auto m = mu.segment(b.offset, b.size()).array();
+    const auto d = sd.segment(b.offset, b.size()).array();
+    const double vals[] = {m.mean(), m.abs().mean(), d.mean(), d.minCoeff(), d.maxCoeff()};
+    csv += fmt::format("{},{},{}", csv_field(b.name), b.rows, b.cols);
+    for (const double v : vals) csv += "," + number(v);
+    csv += "\n";
+    blocks.push_back({{"block", b.name},
+                      {"rows", b.rows},
+                      {"cols", b.cols},
+                      {"mean_of_means", vals[0]},
+                      {"mean_abs_mean", vals[1]},
+                      {"mean_sd", vals[2]},
+                      {"min_sd", vals[3]},
+                      {"max_sd", vals[4]}});
+  }
+  write_file_atomically(out / "summary.csv", csv);
+  write_json_file(out / "summary.json", {{"method", s.method},
+                                         {"family", family_name(s.posterior)},
+                                         {"parameters", mu.size()},
+                                         {"note",
+                                          "standardised units; sd = marginal posterior "
+                                          "standard deviation"},
+                                         {"blocks", blocks}});
+}
+
+// Predicts the rows of `inputs` (lines `lines` of `file`) and writes <stem>.csv and <stem>.json.
+void write_predictions(const SavedPosterior& s, const PredictionInputs& inputs,
+                       const std::vector<std::size_t>& lines, const std::filesystem::path& file,
+                       const std::filesystem::path& out, const std::string& stem,
+                       const FitCommandOptions& opt) {
+  const NetworkSpec& spec = s.spec;
+  const Eigen::Index n = inputs.X.rows();
+  PredictOptions po;
+  po.samples = opt.samples;
+  po.linearised = s.method == method_name(Method::laplace);
+  po.threads = 0;
+  std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
+                    static_cast<std::uint32_t>(opt.common.seed >> 32), 7u};
+  vi::Rng rng(seq);
+  nlohmann::json j;
+  j["file"] = file.string();
+  j["task"] = spec.classification ? "classification" : "regression";
+  j["method"] = s.method;
+  j["rows"] = nlohmann::json::array();
+  const bool scored = inputs.Y.has_value();
+  const std::string target = scored ? "," + csv_field(spec.target) : "";
+  std::string csv;
+  if (!spec.classification) {
+    const Eigen::MatrixXd Y =
+        scored ? *inputs.Y : Eigen::MatrixXd(spec.target_scaling.mean.replicate(n, 1));
+    const vi::RegressionPredictive p = predict_regression(
+        s.posterior, regression_model(spec, inputs.X, Y), spec.target_scaling, rng, po);
+    csv = "line" + target + ",mean,sd,lower_95,upper_95\n";
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double m = p.mean(i, 0), sd = std::sqrt(p.variance(i, 0));
+      const std::size_t line = lines[static_cast<std::size_t>(i)];
+      csv += std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + number(m) + "," +
+             number(sd) + "," + number(m - 1.959963984540054 * sd) + "," +
+             number(m + 1.959963984540054 * sd) + "\n";
+      nlohmann::json row = {{"line", line}, {"mean", m}, {"sd", sd}};
+      if (scored) row["target"] = Y(i, 0);
+      j["rows"].push_back(row);
+    }
+    if (scored) j["metrics"] = {{"rmse", p.rmse}, {"log_likelihood", p.test_log_likelihood}};
+  } else {
+    const Eigen::MatrixXd Y = scored ? *inputs.Y : Eigen::MatrixXd(Eigen::MatrixXd::Zero(n, 1));
+    const vi::ClassificationPredictive p =
+        predict_classification(s.posterior, classification_model(spec, inputs.X, Y), rng, po);
+    csv = "line" + target + ",predicted";
+    for (int c = 0; c < spec.classes; ++c) csv += ",p_" + std::to_string(c);
+    csv += "\n";
+    for (Eigen::Index i = 0; i < n; ++i) {
+      Eigen::Index best = 0;
+      p.probabilities.row(i).maxCoeff(&best);
+      const std::size_t line = lines[static_cast<std::size_t>(i)];
+      csv +=
+          std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + std::to_string(best);
+      std::vector<double> probs;
+      for (int c = 0; c < spec.classes; ++c) {
+        csv += "," + number(p.probabilities(i, c));
+        probs.push_back(p.probabilities(i, c));
+      }
+      csv += "\n";
+      nlohmann::json row = {{"line", line}, {"predicted", best}, {"probabilities", probs}};
+      if (scored) row["target"] = Y(i, 0);
+      j["rows"].push_back(row);
+    }
+    if (scored)
+      j["metrics"] = {
+          {"accuracy", p.metrics.accuracy}, {"nll", p.metrics.nll}, {"ece", p.metrics.ece}};
+  }
+  write_file_atomically(out / (stem + ".csv"), csv);
+  write_json_file(out / (stem + ".json"), j);
+}
+
+// Reads --csv, checks it for the task, and builds the network spec (scaling from these rows).
+NetworkSpec spec_of(const TrainingTable& t, const CsvTable& table, const FitCommandOptions& opt) {
+  NetworkSpec spec;
+  spec.classification = opt.task == "classification";
+  spec.inputs = t.input_names;
+  spec.target = t.target_name;
+  if (!(opt.hidden.size() == 1 && opt.hidden[0] == 0)) spec.hidden = opt.hidden;
+  if (std::find(spec.hidden.begin(), spec.hidden.end(), 0) != spec.hidden.end())
+    throw UsageError("--hidden: widths must be positive (a single 0 means no hidden layer)");
+  spec.tanh = opt.activation == "tanh";
+  spec.input_scaling = nn::Standardizer::fit(t.data.X);
+  if (spec.classification) {
+    const Eigen::Index column = table.column(opt.target);
+    check_class_labels(table, column, 1 << 20);
+    spec.classes = static_cast<int>(t.data.Y.maxCoeff()) + 1;
+    spec.classes = std::max(spec.classes, 2);
+    spec.target_scaling = nn::Standardizer::identity(1);
+  } else {
+    spec.target_scaling = nn::Standardizer::fit(t.data.Y);
+    spec.noise_precision = opt.noise_precision;
+  }
+  return spec;
+}
+
+int run(FitCommandOptions opt) {
+  const ThreadLimit limit(opt.common.threads);
+  const bool fitting = !opt.csv.empty();
+  if (fitting == !opt.posterior.empty())
+    throw UsageError(
+        "give either --csv FILE --target COLUMN (fit a network) or --posterior FILE "
+        "--predict FILE (apply a saved posterior), not " +
+        std::string(fitting ? "both" : "neither"));
+  if (fitting && opt.target.empty()) throw UsageError("--csv needs --target COLUMN");
+  if (!fitting && opt.predict.empty())
+    throw UsageError("--posterior needs --predict FILE (the rows to predict)");
+  opt.settings.method = parse_method(opt.method);
+  opt.settings.threads = 0;
+
+  // Every input is read and checked before anything is computed or written.
+  std::optional<CsvTable> predict_table;
+  if (!opt.predict.empty()) predict_table = read_csv_table(opt.predict);
+  SavedPosterior saved;
+  std::optional<TrainingTable> training;
+  if (fitting) {
+    const CsvTable table = read_csv_table(opt.csv);
+    training = select_training_columns(table, opt.target);
+    saved.spec = spec_of(*training, table, opt);
+    saved.method = method_name(opt.settings.method);
+  } else {
+    saved = read_posterior_file(opt.posterior);
+  }
+  std::optional<PredictionInputs> to_predict;
+  if (predict_table) to_predict = select_prediction_inputs(*predict_table, saved.spec);
+
+  if (fitting) {
+    std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
+                      static_cast<std::uint32_t>(opt.common.seed >> 32)};
+    vi::Rng rng(seq);
+    FitRequest request;
+    request.settings = opt.settings;
+    const Eigen::MatrixXd& X = training->data.X;
+    const Eigen::MatrixXd& Y = training->data.Y;
+    const FitOutcome out = saved.spec.classification
+                               ? fit_method(classification_model(saved.spec, X, Y), request, rng)
+                               : fit_method(regression_model(saved.spec, X, Y), request, rng);
+    if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
+    saved.posterior = out.posterior;
+    fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s\n",
+               method_name(opt.settings.method), mean_of(saved.posterior).size(), X.rows(),
+               opt.csv.string(), out.seconds);
+  }
+
+  std::filesystem::create_directories(opt.common.out);
+  const std::filesystem::path& out = opt.common.out;
+  if (fitting) {
+    write_json_file(out / "posterior.json", posterior_json(saved));
+    write_summary(saved, out);
+    write_predictions(saved, PredictionInputs{training->data.X, training->data.Y}, training->lines,
+                      opt.csv, out, "fitted", opt);
+  }
+  if (to_predict)
+    write_predictions(saved, *to_predict, predict_table->lines, opt.predict, out, "predictions",
+                      opt);
+  fmt::print("written to {}: {}\n", out.string(),
+             fitting ? std::string("posterior.json, summary.csv/.json, fitted.csv/.json") +
+                           (to_predict ? ", predictions.csv/.json" : "")
+                     : std::string("predictions.csv/.json"));
+  return exit_code::ok;
+}
+
+}  // namespace
+
+Subcommand add_fit_command(CLI::App& root) {
+  auto opt = std::make_shared<FitCommandOptions>();
+  MethodSettings& m = opt->settings;
+  CLI::App* cmd = root.add_subcommand(
+      "fit",
+      "Fit a Bayesian neural network to your own CSV table (a header line naming the columns, "
+      "then one number per cell), or apply a saved posterior to new rows. Inputs (every column "
+      "but the target) are standardised with the table's statistics, a regression target too. "
+      "Writes into --out: posterior.json (the network, its scaling and q, for --posterior), "
+      "summary.csv/.json (the posterior by parameter block: mean and spread of the means and "
+      "standard deviations, standardised units), fitted.csv/.json (each row's predictive mean "
+      "and standard deviation with a 95 % interval, or class probabilities) and, with "
+      "--predict, predictions.csv/.json for those rows (scored if they hold the target). A "
+      "malformed CSV, an unknown column, a non-numeric, empty, NaN or infinite cell, a constant "
+      "column or a bad class label is an error naming the file, line and column (exit code 2), "
+      "and nothing is written.");
+  add_common_options(*cmd, opt->common, "folder to write the results into (created if missing)");
+  cmd->add_option("--csv", opt->csv, "the training table (CSV with a header); default: none")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--target", opt->target, "the target column of --csv (its header name)");
+  cmd->add_option("--task", opt->task,
+                  "regression (Gaussian likelihood) or classification (softmax; the target holds "
+                  "class labels 0, 1, ..., C-1)")
+      ->check(CLI::IsMember({"regression", "classification"}))
+      ->capture_default_str();
+  std::string names;
+  for (const Method x : all_methods)
+    names += std::string(names.empty() ? "" : ", ") + method_name(x);
+  cmd->add_option("--method", opt->method, "the inference method: " + names)
+      ->check(CLI::IsMember(std::vector<std::string>([] {
+        std::vector<std::string> v;
+        for (const Method x : all_methods) v.push_back(method_name(x));
+        return v;
+      }())))
+      ->capture_default_str();
+  cmd->add_option("--hidden", opt->hidden,
+                  "hidden layer widths, comma-separated (e.g. 50,20); 0 = no hidden layer")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd->add_option("--activation", opt->activation, "hidden activation: relu or tanh")
+      ->check(CLI::IsMember({"relu", "tanh"}))
+      ->capture_default_str();
+  cmd->add_option("--noise-precision", opt->noise_precision,
+                  "regression: τ, the Gaussian noise precision in standardised units (10: noise "
+                  "sd of 0.32 target standard deviations)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--prior-precision", m.prior_precision,
+                  "δ of the prior N(0, 1/δ) on every weight (standardised units)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option(
+         "--epochs", m.epochs,
+         "passes over the data; default: 0 = the method's own (vogn, ivon, noisy-kfac 200; "
+         "von 40; map, laplace 400; noisy-adam, bbb 800)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--minibatch", m.minibatch, "minibatch size (capped at the number of rows)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--learning-rate", m.learning_rate,
+                  "step size of the mean; default: 0 = the method's own (0.01; ivon 0.05; von 0.1)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--posterior", opt->posterior,
+                  "a posterior.json written by ngvi fit: apply it to --predict instead of fitting; "
+                  "default: none")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--predict", opt->predict,
+                  "a CSV with the input columns (by name, any order): write predictions.csv/.json "
+                  "for its rows; default: none")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--samples", opt->samples,
+                  "posterior draws of the predictive (laplace: the linearised predictive, exact)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  return Subcommand{cmd, [opt] { return run(*opt); }};
+}
+
+}  // namespace ngvi::app

@@ -1,0 +1,67 @@
+// fit_method: runs the method a MethodSettings names on a network model, and reports the
+// posterior at chosen epochs on the way.
+//
+// This is where the command-line tool turns a method name into a call of vi::fit with that
+// method's options (the settings of app/methods/method_settings.hpp, the rest the library's
+// defaults, fixed here). The epoch hook sees the posterior at the end of each listed epoch, which
+// is how the UCI protocol (app/uci) picks the number of epochs on a validation split without a
+// second run. `laplace` fits MAP and hands the hook (and the result) the full GGN Laplace
+// approximation at the current MAP estimate.
+//
+// To keep compile time in bounds, vi::fit is instantiated for the tool's two model types
+// (RegressionModel, ClassificationModel) in two .cpp files only (fit_natural_gradient.cpp for
+// VOGN, VON and IVON; fit_baselines.cpp for the rest); every other file of the tool includes
+// only this declaration.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <app/methods/any_posterior.hpp>
+#include <app/methods/method_settings.hpp>
+
+#include <inference/problems/uci_regression.hpp>
+#include <inference/random.hpp>
+#include <nn/likelihoods/softmax_categorical.hpp>
+#include <nn/sequential.hpp>
+#include <nn/supervised.hpp>
+
+namespace ngvi::app {
+
+// The regression network of the tool: an MLP with a Gaussian likelihood of fixed precision τ
+// (standardised units) — the model type of inference/problems/uci_regression.hpp.
+using RegressionModel = vi::problems::UciRegression::model_type;
+// The classification network: an MLP with a softmax likelihood over C classes (C = 2 included).
+using ClassificationModel = nn::Supervised<nn::Sequential, nn::SoftmaxCategorical>;
+
+// Called with (epoch, posterior) at the end of each epoch listed in FitRequest::report_epochs.
+using EpochHook = std::function<void(Eigen::Index, const AnyPosterior&)>;
+
+struct FitRequest {
+  MethodSettings settings{};                // the method and its settings
+  std::vector<Eigen::Index> report_epochs;  // epochs (1-based, ascending) to call `hook` after
+  EpochHook hook;                           // may be empty
+};
+
+struct FitOutcome {
+  AnyPosterior posterior;  // the final q (the last finite one if the run failed)
+  bool ok = true;          // false: the run failed numerically (message says where)
+  std::string message;     // why it failed; empty otherwise
+  double seconds = 0.0;    // wall time of the training loop
+};
+
+// Runs request.settings.method on `model`, drawing from `rng`. A failure of the run (a
+// non-finite parameter, a precision that is not positive definite, settings the method rejects)
+// gives ok = false and the method's message rather than an exception.
+// Cost: the method's steps over epochs_of(settings) epochs, plus the hook's own cost.
+template <class Model>
+FitOutcome fit_method(const Model& model, const FitRequest& request, vi::Rng& rng);
+
+extern template FitOutcome fit_method<RegressionModel>(const RegressionModel&, const FitRequest&,
+                                                       vi::Rng&);
+extern template FitOutcome fit_method<ClassificationModel>(const ClassificationModel&,
+                                                           const FitRequest&, vi::Rng&);
+
+}  // namespace ngvi::app

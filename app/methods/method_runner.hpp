@@ -1,0 +1,100 @@
+// The machinery behind fit_method (app/methods/fit_method.hpp): the loop options every method of
+// the tool shares, the callback that hands the posterior to the epoch hook, and run_fit, which
+// calls vi::fit and turns its result into a FitOutcome.
+//
+// Included only by the two .cpp files that instantiate the methods (fit_natural_gradient.cpp,
+// fit_baselines.cpp): everything here is a template over the model and the method's options,
+// and instantiating vi::fit is what costs compile time.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include <Eigen/Core>
+#include <app/methods/fit_method.hpp>
+
+#include <inference/fit.hpp>
+#include <inference/loop_options.hpp>
+
+namespace ngvi::app::detail {
+
+// The loop of every method: epochs and M from the settings (M capped at N, so that a small table
+// still fits), no ELBO samples and one history row at the end (the tool's protocols score
+// posteriors through the epoch hook instead; the row costs one full-data loss).
+inline vi::LoopOptions loop_options(const MethodSettings& s, Eigen::Index num_examples) {
+  vi::LoopOptions loop;
+  loop.epochs = epochs_of(s);
+  loop.minibatch = std::min(s.minibatch, num_examples);
+  loop.history_every = std::numeric_limits<Eigen::Index>::max();
+  loop.elbo_samples = 0;
+  loop.parallel.threads = s.threads;
+  return loop;
+}
+
+// A fit-loop callback: at the end of each epoch listed in the request, hands the hook the current
+// posterior, converted to AnyPosterior by `convert`.
+template <class Convert>
+struct EpochReporter {
+  const FitRequest& request;
+  Eigen::Index batches_per_epoch = 1;
+  Convert convert;
+  std::size_t next = 0;  // the first entry of request.report_epochs not yet reached
+
+  template <class Ctx>
+  bool on_iteration(const Ctx& ctx) {
+    if (!request.hook || ctx.iteration() % batches_per_epoch != 0) return false;
+    const Eigen::Index epoch = ctx.iteration() / batches_per_epoch;
+    const std::vector<Eigen::Index>& epochs = request.report_epochs;
+    while (next < epochs.size() && epochs[next] < epoch) ++next;
+    if (next < epochs.size() && epochs[next] == epoch) {
+      request.hook(epoch, convert(ctx.posterior()));
+      ++next;
+    }
+    return false;
+  }
+};
+
+// Runs vi::fit(model, options, rng) with the epoch hook; `convert` maps the method's posterior to
+// AnyPosterior (laplace() for the Laplace method, the identity otherwise). Every failure of the
+// run itself gives ok = false and the message: a failed result (a non-finite parameter), or an
+// exception from a step, from building the posterior or from the Laplace approximation (a
+// precision that is not positive definite, a Kronecker factor that stopped being one). The
+// tool's options are checked before a fit starts (their ranges in the CLI), so an exception here
+// is the method failing on this data, not bad usage.
+template <class Model, class Options, class Convert>
+FitOutcome run_fit(const Model& model, const Options& options, const FitRequest& request,
+                   vi::Rng& rng, Convert&& convert) {
+  const Eigen::Index m = options.loop.minibatch > 0 ? options.loop.minibatch : model.num_examples();
+  const auto t0 = std::chrono::steady_clock::now();
+  FitOutcome out;
+  try {
+    EpochReporter<Convert&> reporter{request, (model.num_examples() + m - 1) / m, convert};
+    auto result = vi::fit(model, options, rng, reporter);
+    out.ok = result.ok();
+    out.message = result.message;
+    out.posterior = convert(result.posterior);
+  } catch (const std::exception& e) {
+    out.ok = false;
+    out.message = e.what();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+// The identity conversion of a posterior the tool's variant holds as it is.
+struct AsIs {
+  template <class Q>
+  AnyPosterior operator()(const Q& q) const {
+    return AnyPosterior(q);
+  }
+};
+
+template <class Model>
+FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, vi::Rng& rng);
+template <class Model>
+FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& rng);
+
+}  // namespace ngvi::app::detail

@@ -1,0 +1,42 @@
+// The per-method defaults of app/methods/method_settings.hpp.
+#include <app/methods/method_settings.hpp>
+
+namespace ngvi::app {
+
+Eigen::Index default_epochs(Method m) {
+  switch (m) {
+    case Method::von:
+      return 40;
+    case Method::vogn:
+    case Method::ivon:
+    case Method::noisy_kfac:
+      return 200;
+    case Method::map:
+    case Method::laplace:
+      return 400;
+    case Method::noisy_adam:
+    case Method::bbb:
+      return 800;
+  }
+  return 200;
+}
+
+double default_learning_rate(Method m) {
+  switch (m) {
+    case Method::vogn:
+      return 0.01;  // the PyTorch reference's tuned α
+    case Method::von:
+      return 0.1;  // the PyTorch reference's tuned α for VON
+    case Method::ivon:
+      return 0.05;
+    case Method::noisy_adam:
+    case Method::noisy_kfac:
+    case Method::bbb:
+    case Method::map:
+    case Method::laplace:
+      return 0.01;
+  }
+  return 0.01;
+}
+
+}  // namespace ngvi::app

@@ -1,0 +1,40 @@
+// predict_regression / predict_classification: the predictive distribution of a fitted posterior
+// (any family the tool's methods return) on held-out examples.
+//
+// Monte-Carlo by default (inference/predictive.hpp: S draws θₛ ~ q, the mixture's mean and
+// variance, log p(y | D) by log-mean-exp); `linearised` uses the GLM predictive at E_q[θ]
+// instead, which is the natural predictive of the Laplace approximation (Immer et al. 2021). For
+// regression every number is in original units (the TRAINING target standardizer is passed in).
+// Instantiated in predict.cpp only.
+#pragma once
+
+#include <app/methods/any_posterior.hpp>
+#include <app/methods/fit_method.hpp>
+
+#include <inference/predictive.hpp>
+#include <inference/random.hpp>
+#include <nn/dataset.hpp>
+
+namespace ngvi::app {
+
+struct PredictOptions {
+  // S, posterior draws of the Monte-Carlo predictive (100, as the published UCI protocols).
+  int samples = 100;
+  // The linearised (GLM) predictive instead of Monte Carlo (the Laplace method's).
+  bool linearised = false;
+  // Threads for the per-example Jacobians of the linearised predictive (results do not
+  // depend on it).
+  int threads = 1;
+};
+
+// Throws std::invalid_argument for a posterior of another dimension than the model or an empty
+// test set. Cost: S forward passes over the test set (Monte Carlo), or q's covariance and the
+// per-example Jacobians (linearised).
+vi::RegressionPredictive predict_regression(const AnyPosterior& q, const RegressionModel& test,
+                                            const nn::Standardizer& targets, vi::Rng& rng,
+                                            const PredictOptions& options);
+vi::ClassificationPredictive predict_classification(const AnyPosterior& q,
+                                                    const ClassificationModel& test, vi::Rng& rng,
+                                                    const PredictOptions& options);
+
+}  // namespace ngvi::app

@@ -1,0 +1,280 @@
+// `ngvi uci` (see uci_command.hpp): options, the table, the JSON file.
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <app/cli/common_options.hpp>
+#include <app/cli/exit_codes.hpp>
+#include <app/io/json_file.hpp>
+#include <app/methods/method_settings.hpp>
+#include <app/uci/published_results.hpp>
+#include <app/uci/uci_command.hpp>
+#include <app/uci/uci_protocol.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ngvi::app {
+namespace {
+
+struct UciCommandOptions {
+  CommonOptions common;
+  UciProtocolOptions protocol;
+  std::vector<std::string> methods = {"vogn"};  // run each in turn
+  std::filesystem::path json;                   // also write the results here; empty: don't
+  bool verbose = false;                         // print every split, not only the summary
+};
+
+std::string plus_minus(const MeanAndError& m, int digits) {
+  return fmt::format("{:.{}f} ± {:.{}f}", m.mean, digits, m.standard_error, digits);
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+nlohmann::json to_json(const UciRun& run, const MethodSettings& s) {
+  nlohmann::json j;
+  j["method"] = method_name(s.method);
+  j["settings"] = {{"prior_precision", s.prior_precision},
+                   {"max_epochs", epochs_of(s)},
+                   {"minibatch", s.minibatch},
+                   {"learning_rate", learning_rate_of(s)}};
+  j["rmse"] = {{"mean", run.rmse.mean}, {"standard_error", run.rmse.standard_error}};
+  j["log_likelihood"] = {{"mean", run.log_likelihood.mean},
+                         {"standard_error", run.log_likelihood.standard_error}};
+  j["seconds"] = run.seconds;
+  j["splits"] = nlohmann::json::array();
+  for (const SplitResult& r : run.splits) {
+    nlohmann::json t = nlohmann::json::array();
+    for (const TuningFit& f : r.tuning)
+      t.push_back({{"noise_precision", f.noise_precision},
+                   {"best_epoch", f.best_epoch},
+                   {"validation_log_likelihood", f.validation_log_likelihood}});
+    nlohmann::json sj = {{"split", r.split},
+                         {"ok", r.ok},
+                         {"noise_precision", r.noise_precision},
+                         {"epochs", r.epochs},
+                         {"validation_log_likelihood", r.validation_log_likelihood},
+                         {"tuning", t},
+                         {"seconds", r.seconds}};
+    if (r.ok) {
+      sj["rmse"] = r.rmse;
+      sj["log_likelihood"] = r.log_likelihood;
+    } else {
+      sj["message"] = r.message;
+    }
+    j["splits"].push_back(sj);
+  }
+  return j;
+}
+
+void print_split_lines(const UciRun& run) {
+  for (const SplitResult& r : run.splits) {
+    if (r.ok)
+      fmt::print(
+          "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:g}, {} epochs, validation LL {:.3f}; "
+          "{} tuning fits; {:.2f} s)\n",
+          r.split, r.rmse, r.log_likelihood, r.noise_precision, r.epochs,
+          r.validation_log_likelihood, r.tuning.size(), r.seconds);
+    else
+      fmt::print("  split {:>2}: FAILED: {}\n", r.split, r.message);
+  }
+}
+
+int run(const UciCommandOptions& opt) {
+  const ThreadLimit limit(opt.common.threads);
+  if (!opt.json.empty() && !opt.json.parent_path().empty() &&
+      !std::filesystem::is_directory(opt.json.parent_path()))
+    throw UsageError("--json " + opt.json.string() + ": the directory " +
+                     opt.json.parent_path().string() + " does not exist");
+  std::vector<Method> methods;
+  for (const std::string& m : opt.methods) methods.push_back(parse_method(m));
+
+  std::vector<UciRun> runs;
+  for (const Method m : methods) {
+    UciProtocolOptions p = opt.protocol;
+    p.method.method = m;
+    p.seed = opt.common.seed;
+    fmt::print(stderr, "ngvi uci: {} on {} ...\n", method_name(m), p.data.string());
+    runs.push_back(run_uci_protocol(p));
+  }
+  const UciRun& first = runs.front();
+  const std::size_t n_splits = first.splits.size();
+  fmt::print(
+      "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
+      "± standard error over splits.\nHyperparameters: τ (noise precision) and epochs chosen per "
+      "split on an inner {:.0f}/{:.0f} validation split of its training set; seed {}.\n\n",
+      first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units,
+      100 * (1 - opt.protocol.validation_fraction), 100 * opt.protocol.validation_fraction,
+      opt.common.seed);
+  fmt::print("{:<34} {:>16} {:>17} {:>10} {:>8} {:>9}\n", "method", "test RMSE", "test LL",
+             "median τ", "epochs", "seconds");
+  bool all_ok = true;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const UciRun& r = runs[i];
+    std::vector<double> taus, epochs;
+    std::size_t failed = 0;
+    for (const SplitResult& s : r.splits) {
+      if (!s.ok) {
+        ++failed;
+        continue;
+      }
+      taus.push_back(s.noise_precision);
+      epochs.push_back(static_cast<double>(s.epochs));
+    }
+    all_ok = all_ok && failed == 0;
+    fmt::print("{:<34} {:>16} {:>17} {:>10.3g} {:>8.0f} {:>9.1f}{}\n",
+               std::string("ngvi ") + method_name(methods[i]), plus_minus(r.rmse, 3),
+               plus_minus(r.log_likelihood, 3), median_of(taus), median_of(epochs), r.seconds,
+               failed ? fmt::format("  ({} split{} FAILED)", failed, failed == 1 ? "" : "s") : "");
+    if (opt.verbose) print_split_lines(r);
+  }
+  const std::vector<PublishedResult> published = published_results(first.dataset);
+  if (!published.empty()) {
+    fmt::print(
+        "\nPublished ({} hidden units, 20 splits; different protocols — see `ngvi uci "
+        "--help`):\n",
+        50);
+    for (const PublishedResult& p : published)
+      fmt::print("{:<34} {:>16} {:>17}   {}\n", p.method,
+                 fmt::format("{:.3f} ± {:.3f}", p.rmse, p.rmse_se),
+                 fmt::format("{:.3f} ± {:.3f}", p.log_likelihood, p.log_likelihood_se), p.source);
+  }
+
+  nlohmann::json j;
+  j["dataset"] = first.dataset;
+  j["folder"] = opt.protocol.data.string();
+  j["hidden_units"] = first.hidden_units;
+  j["splits"] = n_splits;
+  j["seed"] = opt.common.seed;
+  j["protocol"] = {{"validation_fraction", opt.protocol.validation_fraction},
+                   {"initial_noise_precision", opt.protocol.initial_noise_precision},
+                   {"max_tuning_fits", opt.protocol.max_tuning_fits},
+                   {"validation_samples", opt.protocol.validation_samples},
+                   {"test_samples", opt.protocol.test_samples}};
+  j["methods"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    UciProtocolOptions p = opt.protocol;
+    p.method.method = methods[i];
+    j["methods"].push_back(to_json(runs[i], p.method));
+  }
+  j["published"] = nlohmann::json::array();
+  for (const PublishedResult& p : published)
+    j["published"].push_back(
+        {{"method", p.method},
+         {"source", p.source},
+         {"rmse", {{"mean", p.rmse}, {"standard_error", p.rmse_se}}},
+         {"log_likelihood",
+          {{"mean", p.log_likelihood}, {"standard_error", p.log_likelihood_se}}}});
+  if (!opt.json.empty()) {
+    write_json_file(opt.json, j);
+    fmt::print("\nresults written to {}\n", opt.json.string());
+  }
+  if (!opt.common.out.empty()) {
+    std::filesystem::create_directories(opt.common.out);
+    write_json_file(opt.common.out / "uci.json", j);
+    fmt::print("\nresults written to {}\n", (opt.common.out / "uci.json").string());
+  }
+  return all_ok ? exit_code::ok : exit_code::failed;
+}
+
+}  // namespace
+
+Subcommand add_uci_command(CLI::App& root) {
+  auto opt = std::make_shared<UciCommandOptions>();
+  UciProtocolOptions& p = opt->protocol;
+  MethodSettings& m = p.method;
+  CLI::App* cmd = root.add_subcommand(
+      "uci",
+      "The standard UCI regression protocol on a folder in the format of ../shared/data/uci "
+      "(data.txt, index_features.txt, index_target.txt, index_train_<k>.txt, index_test_<k>.txt; "
+      "n_hidden.txt and n_splits.txt if present; the MC-dropout grids n_epochs.txt, "
+      "dropout_rates.txt and tau_values.txt are not used): for each split a ReLU network with one "
+      "hidden layer, inputs and targets standardised with the training statistics. "
+      "Hyperparameters are chosen WITHOUT the test split, on an inner validation split of each "
+      "training set (its last 20 % of rows, as in Gal's grid search): the noise precision τ by a "
+      "search on a log scale (start 10, factors of 4 while the validation log-likelihood "
+      "improves, then factor 2 beside the best) and the epochs as the best of each quarter of "
+      "the method's epochs; the prior precision, step size and minibatch stay as set below. Then "
+      "the network is trained on the whole training set and scored on the test set: RMSE and "
+      "mean log-likelihood in original units (100 posterior samples; the linearised predictive "
+      "for laplace), mean ± standard error over splits. Splits run in parallel; results are "
+      "identical for any --threads. The table shows published figures for the same data set "
+      "beside ours: PBP, BBB and noisy K-FAC from seed 004 (1000 epochs, minibatch 10, a Gamma "
+      "prior on the noise), MC dropout from Gal's grid search (τ and dropout rate per split on "
+      "an inner split, 400 epochs) and, for Boston, the PyTorch VOGN reference (tuned once on "
+      "split 0). Exit code 1 if a split's final fit failed.");
+  add_common_options(*cmd, opt->common,
+                     "folder to write uci.json into (created if missing); default: none");
+  cmd->add_option("--data", p.data, "the data set's folder (required)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  std::string names;
+  for (const Method x : all_methods)
+    names += std::string(names.empty() ? "" : ", ") + method_name(x);
+  cmd->add_option("--method", opt->methods,
+                  "the method (repeatable: each runs in turn, one table row each): " + names +
+                      "; default: vogn")
+      ->check([](const std::string& s) {
+        try {
+          parse_method(s);
+          return std::string();
+        } catch (const UsageError& e) {
+          return std::string(e.what());
+        }
+      });
+  cmd->add_option("--splits", p.splits,
+                  "run the first K splits; default: 0 = all of the folder's splits")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--json", opt->json,
+                  "also write every number (per split, the tuning fits, the published rows) as "
+                  "JSON to this file, atomically; default: none");
+  cmd->add_option("--hidden", p.hidden_units,
+                  "hidden units; default: 0 = n_hidden.txt of the folder, else 50")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--prior-precision", m.prior_precision,
+                  "δ of the prior N(0, 1/δ) on every weight (standardised units); not tuned")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--epochs", m.epochs,
+                  "epochs of each tuning fit (the chosen number is the best quarter of it); "
+                  "default: 0 = the method's own (vogn, ivon, noisy-kfac 200; von 40; map, "
+                  "laplace 400; noisy-adam, bbb 800)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--minibatch", m.minibatch, "minibatch size M")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--learning-rate", m.learning_rate,
+                  "step size of the mean; default: 0 = the method's own (vogn, noisy-adam, "
+                  "noisy-kfac, bbb, map, laplace 0.01; ivon 0.05; von 0.1)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--initial-noise-precision", p.initial_noise_precision,
+                  "τ where the search starts (standardised units)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-tuning-fits", p.max_tuning_fits,
+                  "fits on the inner split per training split, at most")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--validation-samples", p.validation_samples,
+                  "posterior samples for each validation score")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--test-samples", p.test_samples, "posterior samples for the test metrics")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_flag("-v,--verbose", opt->verbose,
+                "print every split (its metrics, chosen τ and epochs); default: the summary only");
+  return Subcommand{cmd, [opt] { return run(*opt); }};
+}
+
+}  // namespace ngvi::app
