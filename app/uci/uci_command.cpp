@@ -199,7 +199,8 @@ Subcommand add_uci_command(CLI::App& root) {
       "Hyperparameters are chosen WITHOUT the test split, on an inner validation split of each "
       "training set (its last 20 % of rows, as in Gal's grid search): the noise precision τ by a "
       "search on a log scale (start 10, factors of 4 while the validation log-likelihood "
-      "improves, then factor 2 beside the best) and the epochs as the best of each quarter of "
+      "improves, then factor 2 beside the best) and the epochs as the best of each quarter "
+      "(laplace: half) of "
       "the method's epochs; the prior precision, step size and minibatch stay as set below. Then "
       "the network is trained on the whole training set and scored on the test set: RMSE and "
       "mean log-likelihood in original units (100 posterior samples; the linearised predictive "
@@ -246,7 +247,7 @@ Subcommand add_uci_command(CLI::App& root) {
   cmd->add_option("--epochs", m.epochs,
                   "epochs of each tuning fit (the chosen number is the best quarter of it); "
                   "default: 0 = the method's own (vogn, ivon, noisy-kfac 200; von 40; map, "
-                  "laplace 400; noisy-adam, bbb 800)")
+                  "laplace 1000; noisy-adam, bbb 800)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size M")
