@@ -1,0 +1,257 @@
+// bench_vi_methods: one step and one epoch of each natural-gradient method on Boston housing,
+// the workload of the PyTorch reference (../shared/peers/vi, bench.py and RESULTS.md).
+//
+// Same data (split 0 of the standard splits: N = 455, D = 13, standardised with the training
+// statistics), same networks (13-50-1 ReLU for VOGN, IVON, noisy Adam, BBB and MAP; 13-10-1
+// ReLU with a full covariance for VON, P = 151), same minibatch M = 32 (an epoch is 15 steps,
+// the last of 7 examples), one posterior sample per step, one thread. The hyperparameters are
+// the reference's tuned ones (τ = 10, δ = 0.1; VOGN α = β = 0.01; VON α = 0.1, β = 0.01), so a
+// step does the same arithmetic as the reference's. Each benchmark keeps one method object and
+// steps it on: a benchmark iteration is one step (or one epoch) of a running fit, as in the
+// reference's training loop. A method whose state stops being finite aborts the run.
+//
+// Rows named like the reference's kernels, so scripts/bench_vi.sh can put the two side by side:
+//   VI/pe_grad_H50_M32       per-example gradients of one minibatch (what a VOGN step is made of)
+//   VI/vogn_step_H50_M32     one VOGN step (diagonal, empirical Fisher)   VI/vogn_epoch_H50
+//   VI/ivon_step_H50_M32     VI/ivon_epoch_H50     VI/noisy_adam_epoch_H50
+//   VI/bbb_epoch_H50         VI/map_epoch_H50
+//   VI/hessian_H10_M32       the exact 151×151 minibatch Hessian
+//   VI/eigh_P151             a symmetric eigendecomposition of a 151×151 matrix (Eigen)
+//   VI/von_step_H10_M32/<remedy>, VI/von_epoch_H10/<remedy>, remedy = clip (eigenvalue clipping
+//                            of Ĥ, the reference's) or damp (Cholesky check, β halved on failure)
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+#include <benchmark/benchmark.h>
+
+#include <inference/inference.hpp>
+#include <inference/problems/uci_regression.hpp>
+#include <nn/curvature/hessian.hpp>
+#include <nn/per_example.hpp>
+
+namespace {
+
+using namespace ngvi;
+using Model = vi::problems::UciRegression::model_type;
+
+constexpr Eigen::Index kMinibatch = 32;
+constexpr double kNoisePrecision = 10.0;  // τ, standardised units (reference, stage A/B)
+constexpr double kPriorPrecision = 0.1;   // δ (reference's tuned value)
+constexpr std::uint64_t kSeed = 20261123;
+
+// The Boston folder: $NGVI_BOSTON_DIR, else the one CMake found (NGVI_BENCH_BOSTON_DIR).
+std::filesystem::path boston_folder() {
+  if (const char* env = std::getenv("NGVI_BOSTON_DIR")) return env;
+  return NGVI_BENCH_BOSTON_DIR;
+}
+
+const Model& boston(Eigen::Index hidden) {
+  static const auto make = [](Eigen::Index h) {
+    vi::problems::UciRegressionOptions o;
+    o.folder = boston_folder();
+    o.hidden_units = h;
+    o.noise_precision = kNoisePrecision;
+    return vi::problems::make_uci_regression(o).model;
+  };
+  static const Model h50 = make(50), h10 = make(10);
+  return hidden == 50 ? h50 : h10;
+}
+
+vi::LoopOptions one_thread_loop() {
+  vi::LoopOptions loop;
+  loop.minibatch = kMinibatch;
+  loop.parallel.threads = 1;
+  return loop;
+}
+
+// Steps `method` over `steps` minibatches drawn like the fit loop draws them.
+template <class Method>
+void run_steps(Method& method, vi::MinibatchSampler& sampler, vi::Rng& rng, Eigen::Index& t,
+               Eigen::Index steps, vi::Counters& c) {
+  for (Eigen::Index s = 0; s < steps; ++s) {
+    vi::StepInput in;
+    in.batch = sampler.next(rng);
+    in.iteration = ++t;
+    in.num_examples = sampler.num_examples();
+    in.parallel.threads = 1;
+    method.step(in, rng, c);
+  }
+}
+
+// One benchmark iteration = `steps` steps of a running fit of method M from `options`.
+template <template <class> class MethodOf, class Options>
+void bench_method(benchmark::State& state, const Model& model, const Options& options,
+                  Eigen::Index steps) {
+  vi::Rng rng(kSeed);
+  MethodOf<Model> method(model, options, rng);
+  vi::MinibatchSampler sampler(model.num_examples(), kMinibatch);
+  vi::Counters c;
+  Eigen::Index t = 0;
+  for (auto _ : state) run_steps(method, sampler, rng, t, steps, c);
+  if (const auto bad = method.first_non_finite()) {
+    state.SkipWithError(("the fit stopped being finite at parameter " + std::to_string(bad->index) +
+                         " of " + bad->quantity)
+                            .c_str());
+    return;
+  }
+  state.counters["steps"] = static_cast<double>(t);
+  double remedies = 0.0;
+  for (const auto& [name, n] : c.remedies) remedies += static_cast<double>(n);
+  state.counters["remedies"] = remedies;
+}
+
+Eigen::Index steps_per_epoch(const Model& model) {
+  return (model.num_examples() + kMinibatch - 1) / kMinibatch;
+}
+
+template <class Model_>
+using Vogn = vi::Vogn<Model_, vi::Covariance::diagonal>;
+template <class Model_>
+using Von = vi::Von<Model_, vi::Covariance::full>;
+
+vi::VognOptions vogn_options() {
+  vi::VognOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  o.mean_rate = vi::Schedule{0.01};
+  o.precision_rate = vi::Schedule{0.01};
+  return o;
+}
+
+vi::VonOptions von_options(vi::VonRemedy remedy) {
+  vi::VonOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  o.mean_rate = vi::Schedule{0.1};
+  o.precision_rate = vi::Schedule{0.01};
+  o.remedy = remedy;
+  return o;
+}
+
+vi::IvonOptions ivon_options() {
+  vi::IvonOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  return o;
+}
+
+vi::NoisyAdamOptions noisy_adam_options() {
+  vi::NoisyAdamOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  return o;
+}
+
+vi::BayesByBackpropOptions bbb_options() {
+  vi::BayesByBackpropOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  return o;
+}
+
+vi::MapOptions map_options() {
+  vi::MapOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  return o;
+}
+
+// The first minibatch of the fit loop's sampler and the model's initial θ.
+struct FirstBatch {
+  std::vector<Eigen::Index> batch;
+  Eigen::VectorXd theta;
+};
+FirstBatch first_batch(const Model& model) {
+  vi::Rng rng(kSeed);
+  vi::MinibatchSampler sampler(model.num_examples(), kMinibatch);
+  const std::span<const Eigen::Index> b = sampler.next(rng);
+  return {std::vector<Eigen::Index>(b.begin(), b.end()), vi::initial_mean(model, rng)};
+}
+
+void pe_grad(benchmark::State& state) {
+  const Model& model = boston(50);
+  const FirstBatch fb = first_batch(model);
+  ad::RowMatrixXd G;
+  for (auto _ : state) {
+    nn::per_example_gradients(model, fb.theta, fb.batch, G, ad::ParallelOptions{1, 16});
+    benchmark::DoNotOptimize(G.data());
+  }
+}
+
+void hessian(benchmark::State& state) {
+  const Model& model = boston(10);
+  const FirstBatch fb = first_batch(model);
+  for (auto _ : state) {
+    Eigen::MatrixXd h = nn::exact_hessian(model, fb.theta, fb.batch);
+    benchmark::DoNotOptimize(h.data());
+  }
+}
+
+void eigh(benchmark::State& state) {
+  const Model& model = boston(10);
+  const FirstBatch fb = first_batch(model);
+  const Eigen::MatrixXd h = nn::exact_hessian(model, fb.theta, fb.batch);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(h.rows());
+  for (auto _ : state) {
+    solver.compute(h);
+    benchmark::DoNotOptimize(solver.eigenvalues().data());
+  }
+}
+
+void register_all() {
+  const auto reg = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)
+        ->Unit(benchmark::kMillisecond)
+        ->MeasureProcessCPUTime()
+        ->UseRealTime();
+  };
+  const Eigen::Index e50 = steps_per_epoch(boston(50)), e10 = steps_per_epoch(boston(10));
+  reg("VI/pe_grad_H50_M32", pe_grad);
+  reg("VI/vogn_step_H50_M32",
+      [](benchmark::State& s) { bench_method<Vogn>(s, boston(50), vogn_options(), 1); });
+  reg("VI/vogn_epoch_H50",
+      [e50](benchmark::State& s) { bench_method<Vogn>(s, boston(50), vogn_options(), e50); });
+  reg("VI/ivon_step_H50_M32",
+      [](benchmark::State& s) { bench_method<vi::Ivon>(s, boston(50), ivon_options(), 1); });
+  reg("VI/ivon_epoch_H50",
+      [e50](benchmark::State& s) { bench_method<vi::Ivon>(s, boston(50), ivon_options(), e50); });
+  reg("VI/noisy_adam_epoch_H50", [e50](benchmark::State& s) {
+    bench_method<vi::NoisyAdam>(s, boston(50), noisy_adam_options(), e50);
+  });
+  reg("VI/bbb_epoch_H50", [e50](benchmark::State& s) {
+    bench_method<vi::BayesByBackprop>(s, boston(50), bbb_options(), e50);
+  });
+  reg("VI/map_epoch_H50",
+      [e50](benchmark::State& s) { bench_method<vi::Map>(s, boston(50), map_options(), e50); });
+  reg("VI/hessian_H10_M32", hessian);
+  reg("VI/eigh_P151", eigh);
+  for (const auto& [label, remedy] : {std::pair{"clip", vi::VonRemedy::clip_eigenvalues},
+                                      std::pair{"damp", vi::VonRemedy::damp_step}}) {
+    const vi::VonOptions o = von_options(remedy);
+    reg(std::string("VI/von_step_H10_M32/") + label,
+        [o](benchmark::State& s) { bench_method<Von>(s, boston(10), o, 1); });
+    reg(std::string("VI/von_epoch_H10/") + label,
+        [o, e10](benchmark::State& s) { bench_method<Von>(s, boston(10), o, e10); });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    register_all();
+  } catch (const std::exception& e) {
+    std::cerr << "bench_vi_methods: " << e.what() << '\n';
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
