@@ -7,12 +7,12 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(adam_test)
+
 namespace vi = ngvi::vi;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-
-BOOST_AUTO_TEST_SUITE(adam_test)
 
 BOOST_AUTO_TEST_CASE(constant_gradients_give_normalised_steps) {
   const VectorXd g = (VectorXd(3) << 2.0, -0.5, 1e-3).finished();

@@ -17,6 +17,8 @@
 #include <support/method_checks.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(bayes_by_backprop_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -24,8 +26,6 @@ using Eigen::ArrayXd;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-
-BOOST_AUTO_TEST_SUITE(bayes_by_backprop_test)
 
 BOOST_AUTO_TEST_CASE(softplus_and_its_inverse) {
   for (double s : {1e-6, 0.05, 1.0, 30.0})

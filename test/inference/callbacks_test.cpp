@@ -14,11 +14,11 @@
 
 #include <support/scripted_method.hpp>
 
+BOOST_AUTO_TEST_SUITE(callbacks_test)
+
 namespace vi = ngvi::vi;
 using ngvi::test::quadratic_model;
 using ngvi::test::ScriptedOptions;
-
-BOOST_AUTO_TEST_SUITE(callbacks_test)
 
 BOOST_AUTO_TEST_CASE(held_out_metrics_reach_every_row_and_early_stopping_reads_them) {
   const auto model = quadratic_model();

@@ -11,14 +11,14 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(classification_metrics_test)
+
 namespace vi = ngvi::vi;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
 using ngvi::test::check_error_mentions;
-
-BOOST_AUTO_TEST_SUITE(classification_metrics_test)
 
 BOOST_AUTO_TEST_CASE(hand_computed_three_classes) {
   MatrixXd p(4, 3);

@@ -15,6 +15,8 @@
 #include <support/posterior_checks.hpp>
 #include <support/scripted_method.hpp>
 
+BOOST_AUTO_TEST_SUITE(fit_test)
+
 namespace vi = ngvi::vi;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::VectorXd;
@@ -44,8 +46,6 @@ struct StopAt {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(fit_test)
 
 BOOST_AUTO_TEST_CASE(sampler_visits_every_example_once_per_epoch) {
   vi::MinibatchSampler s(10, 4);

@@ -18,6 +18,8 @@
 #include <support/method_checks.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(ivon_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -49,8 +51,6 @@ auto quadratic_model() {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(ivon_test)
 
 BOOST_AUTO_TEST_CASE(hessian_estimate_is_unbiased_for_a_quadratic) {
   const auto model = quadratic_model();

@@ -20,6 +20,8 @@
 #include <support/conjugate_linear.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(laplace_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -43,8 +45,6 @@ vi::LaplaceOptions with(vi::LaplaceCurvature c, double delta) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(laplace_test)
 
 BOOST_AUTO_TEST_CASE(exact_for_the_conjugate_model) {
   const ConjugateLinear c = problem();

@@ -17,6 +17,8 @@
 #include <support/conjugate_linear.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(map_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -60,8 +62,6 @@ struct StopAt {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(map_test)
 
 BOOST_AUTO_TEST_CASE(converges_to_the_ridge_solution) {
   const ConjugateLinear c = problem();

@@ -21,6 +21,8 @@
 #include <support/method_checks.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(noisy_adam_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -75,8 +77,6 @@ void check_means(const VectorXd& mean, const ngvi::test::ConjugateLinear& f) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(noisy_adam_test)
 
 BOOST_AUTO_TEST_CASE(sampled_fisher_settles_at_the_mean_field_optimum) {
   const auto f = ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 5);

@@ -26,6 +26,8 @@
 #include <support/method_checks.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(noisy_kfac_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -43,8 +45,6 @@ auto two_layer_model() {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(noisy_kfac_test)
 
 BOOST_AUTO_TEST_CASE(linear_model_reaches_the_exact_kronecker_fixed_point) {
   const auto f = ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 5);

@@ -19,6 +19,8 @@
 #include <support/conjugate_linear.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(predictive_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -53,8 +55,6 @@ struct LinearCase {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(predictive_test)
 
 BOOST_AUTO_TEST_CASE(mc_regression_matches_the_exact_predictive) {
   const LinearCase lc;

@@ -26,6 +26,8 @@
 #include <support/method_fixtures.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(vogn_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -51,8 +53,6 @@ vi::VognOptionsFor<C> one_step(double delta, vi::VognCurvature curvature, Eigen:
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(vogn_test)
 
 BOOST_AUTO_TEST_CASE(full_vogn_with_the_ggn_reaches_the_posterior_in_one_step) {
   const auto p = vi::problems::make_bayesian_linear_regression();

@@ -36,6 +36,8 @@
 #include <support/method_fixtures.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(von_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -140,8 +142,6 @@ struct PrecisionStaysPd {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(von_test)
 
 BOOST_AUTO_TEST_CASE(one_step_reaches_the_linear_regression_posterior) {
   const auto p = vi::problems::make_bayesian_linear_regression();

@@ -8,9 +8,9 @@
 
 #include <support/temp_dir.hpp>
 
-using namespace ngvi;
-
 BOOST_AUTO_TEST_SUITE(data_error_test)
+
+using namespace ngvi;
 
 BOOST_AUTO_TEST_CASE(quote_bytes_escapes_everything_outside_printable_ascii) {
   BOOST_TEST(nn::quote_bytes("abc 1.5e3") == "'abc 1.5e3'");

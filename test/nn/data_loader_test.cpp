@@ -15,6 +15,8 @@
 #include <support/check_report.hpp>
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(data_loader_test)
+
 using namespace ngvi;
 namespace fs = std::filesystem;
 namespace tol = ngvi::ad::verify::tolerances;
@@ -54,8 +56,6 @@ fs::path uci_dir() {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(data_loader_test)
 
 BOOST_AUTO_TEST_CASE(reads_whitespace_and_csv) {
   TempDir dir;

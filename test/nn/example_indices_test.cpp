@@ -15,11 +15,11 @@
 #include <support/check_report.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(example_indices_test)
+
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
-
-BOOST_AUTO_TEST_SUITE(example_indices_test)
 
 BOOST_AUTO_TEST_CASE(validation_names_function_position_and_value) {
   const std::vector<Eigen::Index> ok = {3, 0, 3, 4};

@@ -14,6 +14,8 @@
 #include <nn/sequential.hpp>
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(layers_test)
+
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
@@ -79,8 +81,6 @@ Eigen::MatrixXd random_batch(Eigen::Index rows, Eigen::Index cols, std::uint64_t
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(layers_test)
 
 BOOST_AUTO_TEST_CASE(layout_names_and_sizes) {
   const nn::Sequential net{nn::Dense(13, 50), nn::Tanh{}, nn::Dense(50, 1)};

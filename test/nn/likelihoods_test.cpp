@@ -18,6 +18,8 @@
 #include <nn/likelihoods/likelihoods.hpp>
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(likelihoods_test)
+
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
@@ -135,8 +137,6 @@ void check_batch(const Lik& lik, const Eigen::MatrixXd& F, const Eigen::MatrixXd
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(likelihoods_test)
 
 BOOST_AUTO_TEST_CASE(gaussian_fixed_noise) {
   const nn::GaussianFixedNoise lik(4.0, 2);

@@ -10,6 +10,8 @@
 #include <autodiff/autodiff.hpp>
 #include <nn/parameters.hpp>
 
+BOOST_AUTO_TEST_SUITE(parameters_test)
+
 using namespace ngvi;
 using nn::Block;
 using nn::ParameterLayout;
@@ -23,8 +25,6 @@ ParameterLayout two_blocks() {
 }
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(parameters_test)
 
 BOOST_AUTO_TEST_CASE(blocks_are_laid_out_in_order) {
   const ParameterLayout l = two_blocks();

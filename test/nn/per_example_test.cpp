@@ -20,6 +20,8 @@
 #include <support/check_report.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(per_example_test)
+
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
@@ -156,8 +158,6 @@ void check_minibatch(const M& model, const Eigen::VectorXd& th, const std::strin
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(per_example_test)
 
 BOOST_AUTO_TEST_CASE(mlp_gaussian_fixed_noise) {
   const nn::Supervised model(nn::Sequential{nn::Dense(13, 20), nn::Tanh{}, nn::Dense(20, 1)},

@@ -29,6 +29,8 @@
 #include <support/check_bitwise.hpp>
 #include <support/position_independence.hpp>
 
+BOOST_AUTO_TEST_SUITE(reproducibility_test)
+
 using namespace ngvi;
 
 namespace {
@@ -122,8 +124,6 @@ Trajectory train(int threads, int steps) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(reproducibility_test)
 
 BOOST_AUTO_TEST_CASE(sequential_mlp_after_any_tape_history) {
   const auto model = mlp_model(24);

@@ -21,6 +21,8 @@
 #include <support/check_report.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(supervised_test)
+
 using namespace ngvi;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
@@ -82,8 +84,6 @@ struct Hierarchical {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(supervised_test)
 
 BOOST_AUTO_TEST_CASE(losses_match_a_hand_written_model) {
   const nn::Dataset data = regression_data(12, 3, 1);

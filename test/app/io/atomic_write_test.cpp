@@ -8,12 +8,12 @@
 
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(atomic_write_test)
+
 namespace fs = std::filesystem;
 using ngvi::test::contains;
 using ngvi::test::read_file;
 using ngvi::test::TempDir;
-
-BOOST_AUTO_TEST_SUITE(atomic_write_test)
 
 BOOST_AUTO_TEST_CASE(writes_and_replaces_without_leftovers) {
   TempDir dir;

@@ -4,6 +4,8 @@
 #include <app/io/base64.hpp>
 #include <boost/test/unit_test.hpp>
 
+BOOST_AUTO_TEST_SUITE(base64_test)
+
 namespace {
 
 // A straightforward decoder, independent of the encoder's bit twiddling.
@@ -21,8 +23,6 @@ std::string decode(const std::string& text) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(base64_test)
 
 BOOST_AUTO_TEST_CASE(rfc4648_vectors) {
   using ngvi::app::base64;

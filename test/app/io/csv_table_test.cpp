@@ -13,6 +13,8 @@
 #include <support/check_report.hpp>
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(csv_table_test)
+
 namespace fs = std::filesystem;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
@@ -42,8 +44,6 @@ void expect_error(const std::string& content, std::size_t line, std::size_t colu
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(csv_table_test)
 
 BOOST_AUTO_TEST_CASE(reads_header_and_numbers) {
   TempDir dir;

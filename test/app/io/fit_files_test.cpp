@@ -12,6 +12,8 @@
 
 #include <support/scripted_method.hpp>
 
+BOOST_AUTO_TEST_SUITE(fit_files_test)
+
 namespace fs = std::filesystem;
 namespace vi = ngvi::vi;
 namespace app = ngvi::app;
@@ -43,8 +45,6 @@ struct StopAt {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(fit_files_test)
 
 BOOST_AUTO_TEST_CASE(a_run_resumed_from_its_checkpoint_file_ends_where_the_whole_run_ends) {
   const auto model = quadratic_model();

@@ -9,10 +9,10 @@
 
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(json_file_test)
+
 using ngvi::test::contains;
 using ngvi::test::TempDir;
-
-BOOST_AUTO_TEST_SUITE(json_file_test)
 
 BOOST_AUTO_TEST_CASE(round_trip) {
   TempDir dir;

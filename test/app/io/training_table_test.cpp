@@ -13,6 +13,8 @@
 #include <support/check_report.hpp>
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(training_table_test)
+
 namespace fs = std::filesystem;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::verify::compare;
@@ -34,8 +36,6 @@ std::string error_of(const std::string& content, const std::string& target) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(training_table_test)
 
 BOOST_AUTO_TEST_CASE(target_and_inputs) {
   TempDir dir;

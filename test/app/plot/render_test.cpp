@@ -12,6 +12,8 @@
 
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(render_test)
+
 namespace fs = std::filesystem;
 namespace plot = ngvi::app::plot;
 using ngvi::test::contains;
@@ -76,8 +78,6 @@ plot::LinePlot two_lines() {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(render_test)
 
 BOOST_AUTO_TEST_CASE(every_figure_kind_renders) {
   TempDir dir;

@@ -12,6 +12,8 @@
 
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(html_report_test)
+
 namespace fs = std::filesystem;
 namespace report = ngvi::app::report;
 using ngvi::test::contains;
@@ -38,8 +40,6 @@ report::Report sample(const TempDir& dir) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(html_report_test)
 
 BOOST_AUTO_TEST_CASE(self_contained_and_escaped) {
   TempDir dir;

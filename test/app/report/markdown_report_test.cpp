@@ -5,9 +5,9 @@
 #include <app/report/markdown_report.hpp>
 #include <boost/test/unit_test.hpp>
 
-namespace report = ngvi::app::report;
-
 BOOST_AUTO_TEST_SUITE(markdown_report_test)
+
+namespace report = ngvi::app::report;
 
 BOOST_AUTO_TEST_CASE(renders_every_block) {
   report::Report r;

@@ -15,6 +15,8 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(full_gaussian_test)
+
 namespace vi = ngvi::vi;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
@@ -45,8 +47,6 @@ double log_density_by_covariance(const VectorXd& theta, const VectorXd& mu,
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(full_gaussian_test)
 
 BOOST_AUTO_TEST_CASE(log_density_matches_the_covariance_form) {
   const Eigen::Index p = 5;

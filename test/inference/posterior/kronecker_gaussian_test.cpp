@@ -13,6 +13,8 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(kronecker_gaussian_test)
+
 namespace vi = ngvi::vi;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
@@ -57,8 +59,6 @@ MatrixXd dense_precision(const Case& k) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(kronecker_gaussian_test)
 
 BOOST_AUTO_TEST_CASE(closed_forms_match_the_dense_full_gaussian) {
   const Case k = make_case();

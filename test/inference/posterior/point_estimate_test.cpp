@@ -17,6 +17,8 @@
 #include <support/conjugate_linear.hpp>
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(point_estimate_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -24,8 +26,6 @@ using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
 
 static_assert(vi::GaussianPosterior<vi::PointEstimate>);
-
-BOOST_AUTO_TEST_SUITE(point_estimate_test)
 
 BOOST_AUTO_TEST_CASE(members_are_the_zero_variance_limit) {
   const VectorXd mu = VectorXd::LinSpaced(3, -1.0, 2.0);

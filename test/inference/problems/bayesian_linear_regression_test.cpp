@@ -15,6 +15,8 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(bayesian_linear_regression_test)
+
 namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -35,8 +37,6 @@ double mean_field_kl(const VectorXd& m, const VectorXd& s, const VectorXd& mu,
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(bayesian_linear_regression_test)
 
 BOOST_AUTO_TEST_CASE(model_parameters_are_the_regression_weights) {
   const auto p =

@@ -11,12 +11,12 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(logistic_regression_2d_test)
+
 namespace vi = ngvi::vi;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-
-BOOST_AUTO_TEST_SUITE(logistic_regression_2d_test)
 
 BOOST_AUTO_TEST_CASE(model_is_logistic_regression_in_w_and_b) {
   const auto p = vi::problems::make_logistic_regression_2d();

@@ -12,13 +12,13 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(regression_1d_gap_test)
+
 namespace vi = ngvi::vi;
 namespace problems = ngvi::vi::problems;
 namespace tol = ngvi::test::vi_tolerances;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-
-BOOST_AUTO_TEST_SUITE(regression_1d_gap_test)
 
 BOOST_AUTO_TEST_CASE(data_have_the_gap_and_the_noise) {
   problems::Regression1dGapOptions o;

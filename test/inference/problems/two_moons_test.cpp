@@ -10,10 +10,10 @@
 
 #include <support/posterior_checks.hpp>
 
+BOOST_AUTO_TEST_SUITE(two_moons_test)
+
 namespace problems = ngvi::vi::problems;
 using Eigen::VectorXd;
-
-BOOST_AUTO_TEST_SUITE(two_moons_test)
 
 BOOST_AUTO_TEST_CASE(points_lie_on_their_moons) {
   const double noise = 0.01;

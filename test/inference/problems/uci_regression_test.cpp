@@ -14,6 +14,8 @@
 #include <support/posterior_checks.hpp>
 #include <support/temp_dir.hpp>
 
+BOOST_AUTO_TEST_SUITE(uci_regression_test)
+
 namespace problems = ngvi::vi::problems;
 namespace nn = ngvi::nn;
 namespace tol = ngvi::test::vi_tolerances;
@@ -32,8 +34,6 @@ void write_folder(const ngvi::test::TempDir& dir) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(uci_regression_test)
 
 BOOST_AUTO_TEST_CASE(standardised_with_training_statistics) {
   ngvi::test::TempDir dir;

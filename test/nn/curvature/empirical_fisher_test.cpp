@@ -13,6 +13,8 @@
 #include <support/curvature_fixtures.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(empirical_fisher_test)
+
 namespace {
 
 using namespace ngvi;
@@ -22,8 +24,6 @@ using ad::verify::compare;
 constexpr ad::verify::Tolerance reordered_sum = tol::ad_vs_ad.scaled(10.0);
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(empirical_fisher_test)
 
 BOOST_AUTO_TEST_CASE(rows_sum_to_the_batch_gradient) {
   Eigen::VectorXd theta;

@@ -17,6 +17,8 @@
 #include <support/curvature_fixtures.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(ggn_test)
+
 namespace {
 
 using namespace ngvi;
@@ -34,8 +36,6 @@ Eigen::VectorXd augmented(const Eigen::MatrixXd& X, Eigen::Index i) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(ggn_test)
 
 BOOST_AUTO_TEST_CASE(equals_hessian_for_linear_gaussian) {
   Eigen::VectorXd theta;

@@ -15,6 +15,8 @@
 #include <support/curvature_fixtures.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(hessian_test)
+
 namespace {
 
 using namespace ngvi;
@@ -36,8 +38,6 @@ auto total(const Model& m) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(hessian_test)
 
 BOOST_AUTO_TEST_CASE(total_hessian_equals_sum_of_example_hessians) {
   Eigen::VectorXd theta;

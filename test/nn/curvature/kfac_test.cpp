@@ -20,6 +20,8 @@
 #include <support/curvature_fixtures.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(kfac_test)
+
 namespace {
 
 using namespace ngvi;
@@ -52,8 +54,6 @@ Eigen::MatrixXd bias_columns(const ad::RowMatrixXd& G, const Model& m, std::size
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(kfac_test)
 
 BOOST_AUTO_TEST_CASE(one_layer_one_example_equals_ggn) {
   Eigen::VectorXd theta;

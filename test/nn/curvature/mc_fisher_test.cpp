@@ -19,6 +19,8 @@
 #include <support/curvature_fixtures.hpp>
 #include <support/minibatch.hpp>
 
+BOOST_AUTO_TEST_SUITE(mc_fisher_test)
+
 namespace {
 
 using namespace ngvi;
@@ -73,8 +75,6 @@ double convergence_slope(const Model& m, const Eigen::VectorXd& theta, double* l
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(mc_fisher_test)
 
 BOOST_AUTO_TEST_CASE(jacobian_route_equals_literal_sampled_gradients) {
   Eigen::VectorXd theta;

@@ -11,6 +11,8 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(metrics_test)
+
 namespace {
 
 using namespace ngvi;
@@ -29,8 +31,6 @@ Eigen::MatrixXd with_eigenvalues(const Eigen::VectorXd& lambda, std::uint64_t se
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(metrics_test)
 
 BOOST_AUTO_TEST_CASE(relative_frobenius_error_closed_form) {
   Eigen::MatrixXd H(2, 2), A(2, 2);
