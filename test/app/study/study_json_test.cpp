@@ -23,8 +23,6 @@
 #include <support/posterior_checks.hpp>
 #include <support/study_tolerances.hpp>
 
-BOOST_AUTO_TEST_SUITE(study_json_test, *boost::unit_test::precondition(ResultsGiven{}))
-
 namespace {
 
 using nlohmann::json;
@@ -64,6 +62,8 @@ Eigen::VectorXd vec(const json& j) {
 }
 
 }  // namespace
+
+BOOST_AUTO_TEST_SUITE(study_json_test, *boost::unit_test::precondition(ResultsGiven{}))
 
 BOOST_AUTO_TEST_CASE(every_problem_has_every_method_with_a_history) {
   const json r = results();
