@@ -51,9 +51,15 @@ FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& 
       l.curvature = vi::LaplaceCurvature::ggn;
       l.prior_precision = s.prior_precision;
       l.parallel.parallel.threads = s.threads;
-      return run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {
-        return AnyPosterior(vi::laplace(model, q.mean(), l).posterior);
+      LaplaceEvidence last;
+      FitOutcome out = run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {
+        vi::Laplace<vi::FullGaussian> a = vi::laplace(model, q.mean(), l);
+        last = {a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
+                q.mean().squaredNorm(), a.gradient_norm};
+        return AnyPosterior(std::move(a.posterior));
       });
+      if (out.ok) out.evidence = last;
+      return out;
     }
     default:
       throw std::invalid_argument(std::string("ngvi::app::fit_baseline: method ") +

