@@ -109,18 +109,22 @@ class SplitRunner {
   SplitRunner(const UciProtocolOptions& o, const nn::UciSplit& data, int split, Eigen::Index hidden)
       : o_(o), data_(data), split_(split), hidden_(hidden) {
     const Eigen::Index n = data.train.size();
-    const auto n_val = static_cast<Eigen::Index>(std::floor(o.validation_fraction * n));
-    const Eigen::Index n_fit = n - n_val;
-    if (n_val < 1 || n_fit < 2)
-      throw std::invalid_argument("ngvi uci: split " + std::to_string(split) + " has " +
-                                  std::to_string(n) +
-                                  " training rows, too few for an inner validation split");
-    std::vector<Eigen::Index> head(static_cast<std::size_t>(n_fit)),
-        tail(static_cast<std::size_t>(n_val));
-    for (Eigen::Index i = 0; i < n_fit; ++i) head[static_cast<std::size_t>(i)] = i;
-    for (Eigen::Index i = 0; i < n_val; ++i) tail[static_cast<std::size_t>(i)] = n_fit + i;
-    inner_train_ = data.train.subset(head);
-    validation_ = data.train.subset(tail);
+    const int k = o.validation_folds;
+    for (int f = 0; f < k; ++f) {
+      // Validation rows [begin, end): the last validation_fraction of them (one fold), or the
+      // f-th of k consecutive blocks.
+      const Eigen::Index begin =
+          k == 1 ? n - static_cast<Eigen::Index>(std::floor(o.validation_fraction * n)) : f * n / k;
+      const Eigen::Index end = k == 1 ? n : (f + 1) * n / k;
+      if (end - begin < 1 || n - (end - begin) < 2)
+        throw std::invalid_argument("ngvi uci: split " + std::to_string(split) + " has " +
+                                    std::to_string(n) +
+                                    " training rows, too few for an inner validation split");
+      std::vector<Eigen::Index> fit_rows, validation_rows;
+      for (Eigen::Index i = 0; i < n; ++i)
+        (i >= begin && i < end ? validation_rows : fit_rows).push_back(i);
+      folds_.push_back({data.train.subset(fit_rows), data.train.subset(validation_rows)});
+    }
   }
 
   SplitResult run() {
@@ -180,25 +184,41 @@ class SplitRunner {
     for (const TuningFit& f : order_)
       if (f.noise_precision == tau && f.prior_precision == delta) return f;
     const int fit_number = static_cast<int>(order_.size()) + 1;
-    const Problem p = make_problem(inner_train_, validation_, hidden_, tau);
     TuningFit t{tau, delta, 0, lowest_score, not_scored};
     FitRequest request;
     request.settings = o_.method;
     request.settings.prior_precision = delta;
     request.report_epochs = scored_epochs(epochs_of(o_.method));
-    request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
-      vi::Rng rng = stream(o_.seed, split_, fit_number, epoch);
-      const double ll = finite_or_lowest(
-          predict_regression(q, p.held_out, p.targets, rng, predict_options(o_.validation_samples))
-              .test_log_likelihood);
-      if (ll > t.validation_log_likelihood) {
-        t.validation_log_likelihood = ll;
-        t.best_epoch = epoch;
+    // Σ over folds of (validation rows × mean validation LL), per scored epoch.
+    std::vector<double> total(request.report_epochs.size(), 0.0);
+    double rows = 0.0;
+    for (std::size_t f = 0; f < folds_.size(); ++f) {
+      const Problem p = make_problem(folds_[f].train, folds_[f].validation, hidden_, tau);
+      // Fold f > 0 draws from streams numbered past every fit number of fold 0.
+      const int stream_number = fit_number + 1000 * static_cast<int>(f);
+      const auto n_val = static_cast<double>(folds_[f].validation.size());
+      // The fold's validation LL per scored epoch; −∞ where the fit never got there.
+      std::vector<double> ll(total.size(), lowest_score);
+      request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
+        vi::Rng rng = stream(o_.seed, split_, stream_number, epoch);
+        const auto at =
+            std::find(request.report_epochs.begin(), request.report_epochs.end(), epoch);
+        ll[static_cast<std::size_t>(at - request.report_epochs.begin())] =
+            finite_or_lowest(predict_regression(q, p.held_out, p.targets, rng,
+                                                predict_options(o_.validation_samples))
+                                 .test_log_likelihood);
+      };
+      vi::Rng rng = stream(o_.seed, split_, stream_number, 0);
+      const FitOutcome out = fit_method(p.train, request, rng);
+      if (!out.ok) last_failure_ = out.message;
+      for (std::size_t e = 0; e < total.size(); ++e) total[e] += n_val * ll[e];
+      rows += n_val;
+    }
+    for (std::size_t e = 0; e < total.size(); ++e)
+      if (total[e] / rows > t.validation_log_likelihood) {
+        t.validation_log_likelihood = total[e] / rows;
+        t.best_epoch = request.report_epochs[e];
       }
-    };
-    vi::Rng rng = stream(o_.seed, split_, fit_number, 0);
-    const FitOutcome out = fit_method(p.train, request, rng);
-    if (!out.ok) last_failure_ = out.message;
     order_.push_back(t);
     return t;
   }
@@ -233,7 +253,10 @@ class SplitRunner {
   const nn::UciSplit& data_;
   int split_;
   Eigen::Index hidden_;
-  nn::Dataset inner_train_, validation_;
+  struct Fold {
+    nn::Dataset train, validation;
+  };
+  std::vector<Fold> folds_;       // the inner split(s): one, or validation_folds folds
   std::vector<TuningFit> order_;  // every fit, in the order run
   std::string last_failure_;
 };
@@ -368,6 +391,9 @@ void validate(const UciProtocolOptions& o) {
     if (!(d > 0.0) || !std::isfinite(d))
       throw std::invalid_argument(who + "every prior precision must be positive and finite, got " +
                                   std::to_string(d));
+  if (o.validation_folds < 1 || o.validation_folds > 20)
+    throw std::invalid_argument(who + "validation_folds must be in [1, 20], got " +
+                                std::to_string(o.validation_folds));
   if (o.max_tuning_fits < 1 || o.validation_samples < 1 || o.test_samples < 1)
     throw std::invalid_argument(
         who + "max_tuning_fits, validation_samples and test_samples must be >= 1");
