@@ -319,7 +319,7 @@ Subcommand add_fit_command(CLI::App& root) {
   cmd->add_option(
          "--epochs", m.epochs,
          "passes over the data; default: 0 = the method's own (vogn, ivon, noisy-kfac 200; "
-         "von 40; map, laplace 1000; noisy-adam, bbb 800)")
+         "von 40; map 1000, laplace 2000; noisy-adam, bbb 800)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size (capped at the number of rows)")

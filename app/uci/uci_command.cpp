@@ -280,8 +280,8 @@ Subcommand add_uci_command(CLI::App& root) {
          "--epochs", m.epochs,
          "epochs of each tuning fit (the chosen number is the best quarter of it; laplace: "
          "all of them); "
-         "default: 0 = the method's own (vogn, ivon, noisy-kfac 200; von 40; map, "
-         "laplace 1000; noisy-adam, bbb 800)")
+         "default: 0 = the method's own (vogn, ivon, noisy-kfac 200; von 40; map 1000, "
+         "laplace 2000; noisy-adam, bbb 800)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size M")
