@@ -21,6 +21,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -254,6 +255,10 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
 
   FitResult<Q> result{};
   const StepInput base{{}, 0, n, loop.parallel};
+  // The state at the last history row whose losses were finite, to return if the fit diverges
+  // with finite parameters (a loss that overflows): one copy of the state per history row.
+  NamedArrays last_finite_row = method.state();
+  Eigen::Index last_finite_row_iteration = ctx.iteration_;
   while (ctx.iteration_ < ctx.total_) {
     const auto t0 = std::chrono::steady_clock::now();
     if (sampler.epoch_finished()) ++ctx.epoch_;
@@ -291,6 +296,23 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
       row.kl = e.kl;
       row.train_nll = total_nll(model, q.mean());
       row.seconds = ctx.counters_.seconds_total;
+      // The expected loss overflowed although every parameter is finite. (A point estimate's
+      // KL, and so its ELBO, is infinite by definition: only the expected NLL counts.)
+      const bool nll_overflow = !std::isfinite(row.train_nll);
+      if (nll_overflow || !std::isfinite(row.expected_nll)) {
+        method.restore(last_finite_row);
+        result.status = FitStatus::failed;
+        result.message =
+            who + ": the fit diverged: at iteration " + std::to_string(ctx.iteration_) + " the " +
+            (nll_overflow ? "training loss at the posterior mean"
+                          : "expected training loss (ELBO estimate)") +
+            " is not finite although every parameter is (a step size too large for this "
+            "problem?); the posterior is the one of iteration " +
+            std::to_string(last_finite_row_iteration) + ", the last history row with finite losses";
+        break;
+      }
+      last_finite_row = method.state();
+      last_finite_row_iteration = ctx.iteration_;
       each([&](auto& cb) {
         if constexpr (requires { cb.on_history(row, ctx); }) cb.on_history(row, ctx);
       });

@@ -42,7 +42,8 @@
 // loss over M examples each, on the calling thread; the gradient comes with them), one Cholesky
 // of Λ (P³/3 flops; its factor serves the solve and the next step's samples, so Λ is never
 // inverted), plus one eigendecomposition of Ĥ (≈ 9P³ flops) per step under clip_eigenvalues, or
-// extra Cholesky factorisations / a GGN only on the steps where the cheap check fails.
+// under the other remedies one more Cholesky (of Λ − κδI) per step and extra Cholesky
+// factorisations / a GGN only on the steps where that check fails.
 // Diagonal VON: the same Hessians (a Hessian's diagonal costs as much as the Hessian in
 // forward-over-reverse mode) and O(P) algebra.
 #pragma once
@@ -73,8 +74,9 @@ namespace ngvi::vi {
 // What VON does when the exact Hessian would make Λ non-positive-definite. Every remedy keeps Λ
 // positive definite; each counts the steps on which it fired (Counters::times_fired with
 // von_remedy_name(remedy)). All but clip_eigenvalues detect the problem by the Cholesky
-// factorisation of the new Λ, which the step computes anyway, so they cost nothing on steps
-// where Λ stays positive definite.
+// factorisation of the new Λ, which the step computes anyway, and of Λ − κδI (κ =
+// precision_floor, one more Cholesky), so they cost no eigendecomposition and nothing else on
+// steps where the new Λ passes.
 enum class VonRemedy {
   // Replace Ĥ by V max(D, eigenvalue_floor) Vᵀ (its eigendecomposition Ĥ = V D Vᵀ) on every step,
   // so NĤ/λ + δI ⪰ δI and Λ ⪰ min(Λ₀, δI) stays positive definite without a check. Fires on the
@@ -92,10 +94,11 @@ enum class VonRemedy {
   add_damping,
   // If the Cholesky of the new Λ fails, reject the whole step: μ and Λ stay as they were.
   reject_step,
-  // If the Cholesky of the new Λ fails, redo this step's curvature with the generalized
-  // Gauss-Newton matrix (nn::ggn on the same minibatch at the same θₛ; positive semi-definite
-  // for the likelihoods of nn/, so the new Λ ⪰ (1−β)Λ + βδI). Needs a model with outputs and a
-  // likelihood (nn::Supervised); checked when the method is constructed.
+  // If the new Λ fails the check, redo this step's curvature with the generalized Gauss-Newton
+  // matrix (nn::ggn on the same minibatch at the same θₛ; positive semi-definite for the
+  // likelihoods of nn/, so the new Λ − κδI ⪰ (1−β)(Λ − κδI) + β(1−κ)δI stays positive definite
+  // by induction from Λ₀). Needs a model with outputs and a likelihood (nn::Supervised); checked
+  // when the method is constructed.
   ggn_fallback,
   // No remedy: if the Cholesky of the new Λ fails, stop the run by throwing std::runtime_error
   // naming the iteration. For studying how often the exact update breaks down.
@@ -152,6 +155,14 @@ struct VonOptionsFor {
   VonRemedy remedy = VonRemedy::clip_eigenvalues;
   // clip_eigenvalues: the floor for Ĥ's eigenvalues (per-example units of ℓ); 0 keeps Ĥ PSD.
   double eigenvalue_floor = 0.0;
+  // κ of the check of every remedy but clip_eigenvalues: the new Λ passes when it is positive
+  // definite AND Λ − κδI is, i.e. no precision fell below κ times the prior's (one more Cholesky
+  // per step). Default ½: a positive-definite Λ can still come close to singular where an
+  // indefinite Ĥ ate into it, and the mean step Λ⁻¹(Nĝ/λ + δμ) then explodes along that
+  // direction (seen on Boston housing, and by the PyTorch reference's Cholesky-checked remedy,
+  // which diverged); with κ < 1, ggn_fallback keeps Λ ⪰ κδI at every step. 0: positive
+  // definiteness only (no extra Cholesky). In [0, 1).
+  double precision_floor = 0.5;
   // damp_step: at most this many halvings of β per step before the step is rejected.
   int max_step_halvings = 30;
   // add_damping: the first ρ in units of δ, and how many tenfold increases are tried.
@@ -221,7 +232,7 @@ class Von {
     // Λ ← (1−β)Λ + β(NĤ/λ + δI)
     const Factor previous = factor_;  // a copy, so that a rejected step costs no refactorisation
     const Mat target = precision_target(h_hat);
-    if (!factor_.factorize((1.0 - beta) * previous.matrix() + beta * target)) {
+    if (!accept((1.0 - beta) * previous.matrix() + beta * target)) {
       if (!factor_.matrix().allFinite()) return;  // non-finite: the fit loop reports it
       if (!remedy(in, beta, previous, target, c)) return;
     }
@@ -254,6 +265,9 @@ class Von {
 
   void validate() const {
     validate_natural_gradient_options(o_, model_.num_params(), who());
+    if (!(o_.precision_floor >= 0.0 && o_.precision_floor < 1.0))
+      throw std::invalid_argument(who() + ": precision_floor must be in [0, 1), got " +
+                                  std::to_string(o_.precision_floor));
     if (!(o_.eigenvalue_floor >= 0.0) || !std::isfinite(o_.eigenvalue_floor))
       throw std::invalid_argument(who() + ": eigenvalue_floor must be finite and >= 0, got " +
                                   std::to_string(o_.eigenvalue_floor));
@@ -278,6 +292,15 @@ class Von {
             who() +
             ": remedy ggn_fallback needs a model with outputs and a likelihood "
             "(nn::Supervised); this model has neither");
+  }
+
+  // Factors the proposed Λ; true if it is positive definite and, for every remedy but
+  // clip_eigenvalues, Λ − κδI is too (see precision_floor). Cost: one or two Choleskys.
+  bool accept(Mat proposed) {
+    const bool above_floor = o_.remedy == VonRemedy::clip_eigenvalues ||
+                             o_.precision_floor == 0.0 ||
+                             Factor::exceeds(proposed, o_.precision_floor * o_.prior_precision);
+    return factor_.factorize(std::move(proposed)) && above_floor;
   }
 
   // NĤ/λ + δI.
@@ -332,7 +355,7 @@ class Von {
         double b = beta;
         for (int k = 0; k < o_.max_step_halvings; ++k) {
           b *= 0.5;
-          if (factor_.factorize((1.0 - b) * old_lambda + b * target)) return true;
+          if (accept((1.0 - b) * old_lambda + b * target)) return true;
         }
         c.fired(von_remedy_name(VonRemedy::reject_step));
         factor_ = previous;
@@ -345,7 +368,7 @@ class Von {
         for (int k = 0; k < o_.max_damping_increases; ++k, rho *= 10.0) {
           Mat damped = raw;
           Factor::add_identity(damped, rho);
-          if (factor_.factorize(std::move(damped))) return true;
+          if (accept(std::move(damped))) return true;
         }
         throw broken("even after adding damping up to " + std::to_string(rho / 10.0) + "·I");
       }
@@ -365,8 +388,7 @@ class Von {
             }
             h /= static_cast<double>(in.batch.size()) * static_cast<double>(thetas_.size());
           }
-          if (factor_.factorize((1.0 - beta) * old_lambda + beta * precision_target(h)))
-            return true;
+          if (accept((1.0 - beta) * old_lambda + beta * precision_target(h))) return true;
           if (!factor_.matrix().allFinite()) return false;
           throw broken("even with the Gauss-Newton matrix in place of the Hessian");
         }

@@ -57,6 +57,19 @@ class FactoredPrecision {
     return std::nullopt;
   }
 
+  // Whether m − c·I is positive definite (m finite), i.e. every eigenvalue of m exceeds c. Only
+  // the lower triangle of a full m is read. Cost: P³/3 flops (full), O(P) (diagonal).
+  static bool exceeds(const matrix_type& m, double c) {
+    if (!m.allFinite()) return false;
+    if constexpr (full) {
+      Eigen::MatrixXd shifted = m;
+      shifted.diagonal().array() -= c;
+      return Eigen::LLT<Eigen::MatrixXd>(shifted).info() == Eigen::Success;
+    } else {
+      return (m.array() > c).all();
+    }
+  }
+
   // Stores Λ and factors it. Returns false, leaving the factor unusable, if Λ is not finite and
   // positive definite. Only the lower triangle of a full Λ is read. Cost: P³/3 flops (full), O(P).
   bool factorize(matrix_type precision) {

@@ -138,6 +138,24 @@ BOOST_AUTO_TEST_CASE(a_non_finite_step_stops_with_the_last_good_posterior) {
   BOOST_TEST((r.posterior.mean().array() == four.posterior.mean().array()).all());
 }
 
+BOOST_AUTO_TEST_CASE(a_loss_that_overflows_stops_with_the_last_finite_posterior) {
+  const auto model = quadratic_model();
+  ScriptedOptions o, good;
+  o.loop.minibatch = good.loop.minibatch = 0;
+  o.loop.epochs = 10;
+  good.loop.epochs = 4;
+  o.overflow_at = 5;  // μ stays finite; ½‖μ − x‖² overflows
+  vi::Rng rng_a(3), rng_b(3);
+  const auto r = vi::fit(model, o, rng_a);
+  const auto four = vi::fit(model, good, rng_b);
+  BOOST_TEST(r.status == vi::FitStatus::failed);
+  BOOST_TEST(r.message.find("diverged: at iteration 5 the training loss") != std::string::npos,
+             r.message);
+  BOOST_TEST(r.message.find("the one of iteration 4") != std::string::npos, r.message);
+  BOOST_TEST(r.history.size() == 4u);
+  BOOST_TEST((r.posterior.mean().array() == four.posterior.mean().array()).all());
+}
+
 BOOST_AUTO_TEST_CASE(a_callback_stops_the_run) {
   const auto model = quadratic_model();
   ScriptedOptions o;

@@ -16,7 +16,9 @@
 //   remedy = fail stops with an error naming the iteration.
 // * 1 vs 2 threads, checkpoint + resume: bitwise identical. Non-finite steps: status failed, the
 //   message names the iteration and the block, the last good posterior is kept.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -126,16 +128,22 @@ ViOptimum logistic_vi_optimum(const vi::problems::LogisticRegression2d& p, bool 
 }
 
 // Checks after every step that Λ is positive definite.
+// Also records the smallest eigenvalue of Λ over the run (by an eigendecomposition, independent
+// of the Cholesky checks in von.hpp).
 struct PrecisionStaysPd {
   Eigen::Index steps_checked = 0, failures = 0;
+  double min_eigenvalue = std::numeric_limits<double>::infinity();
   template <class Ctx>
   bool on_iteration(const Ctx& ctx) {
     ++steps_checked;
     const auto& lambda = ctx.method().precision();
     if constexpr (std::is_same_v<std::decay_t<decltype(lambda)>, MatrixXd>) {
       if (!vi::FullGaussian::from_precision_if_pd(ctx.method().mean(), lambda)) ++failures;
-    } else if (!((lambda.array() > 0.0).all() && lambda.allFinite())) {
-      ++failures;
+      min_eigenvalue = std::min(
+          min_eigenvalue, Eigen::SelfAdjointEigenSolver<MatrixXd>(lambda).eigenvalues().minCoeff());
+    } else {
+      if (!((lambda.array() > 0.0).all() && lambda.allFinite())) ++failures;
+      min_eigenvalue = std::min(min_eigenvalue, lambda.minCoeff());
     }
     return false;
   }
@@ -390,9 +398,12 @@ BOOST_AUTO_TEST_CASE(every_remedy_keeps_the_precision_positive_definite) {
       BOOST_TEST(check.steps_checked == 40);
       BOOST_TEST(check.failures == 0);
       BOOST_TEST(r.counters.times_fired(vi::von_remedy_name(remedy)) > 0);
+      // The Cholesky-checked remedies keep Λ ⪰ κδI (precision_floor κ = ½, δ = 1).
+      if (remedy != vi::VonRemedy::clip_eigenvalues)
+        BOOST_TEST(check.min_eigenvalue > o.precision_floor * o.prior_precision);
       BOOST_TEST_MESSAGE(vi::von_remedy_name(remedy)
                          << ": fired on " << r.counters.times_fired(vi::von_remedy_name(remedy))
-                         << " of 40 steps");
+                         << " of 40 steps; smallest eigenvalue of Λ " << check.min_eigenvalue);
     }
   }
   for (const vi::VonRemedy remedy : {vi::VonRemedy::clip_eigenvalues, vi::VonRemedy::damp_step}) {
@@ -408,6 +419,8 @@ BOOST_AUTO_TEST_CASE(every_remedy_keeps_the_precision_positive_definite) {
       BOOST_TEST(r.ok(), r.message);
       BOOST_TEST(check.failures == 0);
       BOOST_TEST(r.counters.times_fired(vi::von_remedy_name(remedy)) > 0);
+      if (remedy != vi::VonRemedy::clip_eigenvalues)
+        BOOST_TEST(check.min_eigenvalue > o.precision_floor * o.prior_precision);
     }
   }
 }
@@ -481,6 +494,10 @@ BOOST_AUTO_TEST_CASE(checkpoint_and_resume_equal_the_uninterrupted_run) {
   BOOST_TEST(same_bits(full2.posterior, resumed2.posterior));
 }
 
+// No history row before the step that overflows: the step's own check of μ and Λ names the
+// parameter block (a history row would stop the run earlier, on its non-finite training loss).
+constexpr Eigen::Index kNoHistory = 1000;
+
 BOOST_AUTO_TEST_CASE(a_step_size_that_overflows_fails_with_the_last_good_posterior) {
   {  // α = 1e300 on logistic regression: μ overflows to ±∞ within a few steps
     const auto p = vi::problems::make_logistic_regression_2d();
@@ -488,6 +505,7 @@ BOOST_AUTO_TEST_CASE(a_step_size_that_overflows_fails_with_the_last_good_posteri
       const vi::VonOptions o{.loop = {.epochs = 5,
                                       .minibatch = 0,
                                       .max_iterations = max_iterations,
+                                      .history_every = kNoHistory,
                                       .elbo_samples = 0},
                              .prior_precision = p.prior_precision,
                              .mean_rate = {1e300},
@@ -516,10 +534,11 @@ BOOST_AUTO_TEST_CASE(a_step_size_that_overflows_fails_with_the_last_good_posteri
           return T(d * d * d * d / 4.0 + th(1) * th(1));
         },
         5, layout);
-    const vi::VonOptions o{.loop = {.epochs = 5, .minibatch = 0, .elbo_samples = 0},
-                           .mean_rate = {1e200},
-                           .precision_rate = {0.5},
-                           .mc_samples = 0};
+    const vi::VonOptions o{
+        .loop = {.epochs = 5, .minibatch = 0, .history_every = kNoHistory, .elbo_samples = 0},
+        .mean_rate = {1e200},
+        .precision_rate = {0.5},
+        .mc_samples = 0};
     vi::Rng rng(43);
     const auto r = vi::fit(quartic, o, rng);
     BOOST_TEST_REQUIRE(!r.ok());
@@ -544,6 +563,7 @@ BOOST_AUTO_TEST_CASE(bad_options_are_named) {
   BOOST_TEST(throws_naming([](auto& o) { o.initial_precision = -MatrixXd::Identity(2, 2); },
                            "initial_precision"));
   BOOST_TEST(throws_naming([](auto& o) { o.eigenvalue_floor = -1.0; }, "eigenvalue_floor"));
+  BOOST_TEST(throws_naming([](auto& o) { o.precision_floor = 1.0; }, "precision_floor"));
   // ggn_fallback needs outputs and a likelihood.
   const auto callable = nn::make_model(
       [](const auto& th, Eigen::Index) {

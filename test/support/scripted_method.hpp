@@ -46,8 +46,9 @@ class ScriptedStep;
 struct ScriptedOptions {
   vi::LoopOptions loop{};
   double prior_precision = 1.0;
-  double rate = 0.3;            // η of μ ← μ − η (μ − x̄_B)
-  Eigen::Index blow_up_at = 0;  // write a NaN into μ(1) at this iteration (0: never)
+  double rate = 0.3;             // η of μ ← μ − η (μ − x̄_B)
+  Eigen::Index blow_up_at = 0;   // write a NaN into μ(1) at this iteration (0: never)
+  Eigen::Index overflow_at = 0;  // write 1e200 into μ(1), finite but its loss is not (0: never)
   static constexpr const char* name = "scripted";
   template <class Model>
   using method = ScriptedStep<Model>;
@@ -66,6 +67,7 @@ class ScriptedStep {
     mu_ -= o_.rate * (mu_ - mean);
     mu_(0) += 1e-3 * vi::standard_normal(rng, 1)(0) * (o_.loop.minibatch == 0 ? 0.0 : 1.0);
     if (in.iteration == o_.blow_up_at) mu_(1) = std::nan("");
+    if (in.iteration == o_.overflow_at) mu_(1) = 1e200;
     if (in.iteration % 3 == 0) c.fired("every third step");
   }
   posterior_type posterior() const { return {mu_, VectorXd::Constant(2, 4.0)}; }
