@@ -7,7 +7,8 @@
 #
 # Run it on a quiet machine: the table states the load average. Everything is single-threaded.
 # Environment: NGVI_BENCH_SKIP_BUILD=1 reuses the build; NGVI_BENCH_REPETITIONS (default 5);
-# NGVI_PEERS_VI (default ../shared/peers/vi) is the reference's folder; /usr/bin/python3 must have torch.
+# NGVI_PEERS_VI (default ../shared/peers/vi) is the reference's folder; Debian's python3-torch
+# (/usr/bin/python3) is installed for it when missing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -28,6 +29,10 @@ load_before="$(cut -d' ' -f1 /proc/loadavg)"
 
 peers="${NGVI_PEERS_VI:-$root/../shared/peers/vi}"
 peer_args=()
+if [[ -f "$peers/bench.py" ]] && ! /usr/bin/python3 -c 'import torch, functorch' 2>/dev/null; then
+  echo "bench_vi: installing Debian's python3-torch for the PyTorch reference" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y python3-torch >&2
+fi
 if [[ -f "$peers/bench.py" ]] && /usr/bin/python3 -c 'import torch, functorch' 2>/dev/null; then
   (cd "$peers" && OMP_NUM_THREADS=1 /usr/bin/python3 bench.py --threads 1 \
     --out "$root/$out/peers_vi_bench.json") >&2
@@ -35,6 +40,7 @@ if [[ -f "$peers/bench.py" ]] && /usr/bin/python3 -c 'import torch, functorch' 2
     --rows vogn_H50_relu,bbb_H50_relu,map_H50_relu,von_H10_relu \
     --choices "$root/bench/peers/vi_choices.json" --out "$root/$out/peers_vi_epochs.json") >&2
   peer_args=(--peer-kernels "$out/peers_vi_bench.json" --peer-epochs "$out/peers_vi_epochs.json")
+  [[ -f "$peers/results.json" ]] && peer_args+=(--peer-recorded "$peers/results.json")
 else
   echo "bench_vi: no PyTorch reference ($peers with /usr/bin/python3 + torch): ngvi rows only" >&2
 fi

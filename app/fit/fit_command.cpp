@@ -329,6 +329,7 @@ Subcommand add_fit_command(CLI::App& root) {
                   "step size of the mean; default: 0 = the method's own (0.01; ivon 0.05; von 0.1)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  add_von_remedy_option(*cmd, m);
   cmd->add_option("--posterior", opt->posterior,
                   "a posterior.json written by ngvi fit: apply it to --predict instead of fitting; "
                   "default: none")

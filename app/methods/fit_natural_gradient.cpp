@@ -8,6 +8,24 @@
 
 namespace ngvi::app::detail {
 
+namespace {
+vi::VonRemedy von_remedy_of(VonRemedySetting r) {
+  switch (r) {
+    case VonRemedySetting::ggn:
+      return vi::VonRemedy::ggn_fallback;
+    case VonRemedySetting::clip:
+      return vi::VonRemedy::clip_eigenvalues;
+    case VonRemedySetting::damp:
+      return vi::VonRemedy::damp_step;
+    case VonRemedySetting::add_damping:
+      return vi::VonRemedy::add_damping;
+    case VonRemedySetting::reject:
+      return vi::VonRemedy::reject_step;
+  }
+  return vi::VonRemedy::ggn_fallback;
+}
+}  // namespace
+
 template <class Model>
 FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, vi::Rng& rng) {
   const MethodSettings& s = request.settings;
@@ -29,9 +47,7 @@ FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, v
       o.prior_precision = s.prior_precision;
       o.mean_rate = {learning_rate_of(s)};
       o.precision_rate = {0.01};  // the reference's tuned (α, β) = (0.1, 0.01)
-      // Where the exact Hessian would make Λ indefinite, that step's GGN (cheap when it never
-      // fires, unlike clipping eigenvalues, an O(P³) eigendecomposition every step).
-      o.remedy = vi::VonRemedy::ggn_fallback;
+      o.remedy = von_remedy_of(s.von_remedy);
       return run_fit(model, o, request, rng, AsIs{});
     }
     case Method::ivon: {

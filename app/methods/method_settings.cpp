@@ -1,7 +1,24 @@
 // The per-method defaults of app/methods/method_settings.hpp.
+#include <map>
+
 #include <app/methods/method_settings.hpp>
 
 namespace ngvi::app {
+
+void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
+  std::map<std::string, VonRemedySetting> names;
+  for (const VonRemedySetting r : all_von_remedies) names[von_remedy_setting_name(r)] = r;
+  cmd.add_option("--von-remedy", s.von_remedy,
+                 "von: what a step does whose exact Hessian would make the precision indefinite: "
+                 "clip (clip the Hessian's eigenvalues at 0 on every step, one eigendecomposition "
+                 "a step), ggn (use that step's Gauss-Newton matrix; no eigendecomposition, but "
+                 "less stable), damp (halve the precision "
+                 "step until positive definite), add-damping (add a multiple of I), reject (skip "
+                 "the step); every firing is counted")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case).description(""))
+      ->type_name("clip|ggn|damp|add-damping|reject")
+      ->default_str(von_remedy_setting_name(s.von_remedy));
+}
 
 Eigen::Index default_epochs(Method m) {
   switch (m) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include <CLI/CLI.hpp>
 #include <Eigen/Core>
 #include <app/cli/exit_codes.hpp>
 
@@ -65,6 +66,36 @@ inline Method parse_method(std::string_view name) {
   throw UsageError("unknown method '" + std::string(name) + "'; the methods are " + known);
 }
 
+// What VON does on a step whose exact Hessian would make its precision indefinite (the choices
+// of inference/von.hpp's VonRemedy, by their command-line names).
+enum class VonRemedySetting {
+  ggn,          // that step's Gauss-Newton matrix in place of the Hessian (ggn_fallback)
+  clip,         // clip the minibatch Hessian's eigenvalues at 0 on every step (clip_eigenvalues)
+  damp,         // halve β until the Cholesky succeeds (damp_step)
+  add_damping,  // add ρI, 10ρI, ... to the failed precision (add_damping)
+  reject,       // skip the step (reject_step)
+};
+
+inline constexpr std::array<VonRemedySetting, 5> all_von_remedies = {
+    VonRemedySetting::clip, VonRemedySetting::ggn, VonRemedySetting::damp,
+    VonRemedySetting::add_damping, VonRemedySetting::reject};
+
+inline const char* von_remedy_setting_name(VonRemedySetting r) {
+  switch (r) {
+    case VonRemedySetting::ggn:
+      return "ggn";
+    case VonRemedySetting::clip:
+      return "clip";
+    case VonRemedySetting::damp:
+      return "damp";
+    case VonRemedySetting::add_damping:
+      return "add-damping";
+    case VonRemedySetting::reject:
+      return "reject";
+  }
+  return "unknown";
+}
+
 struct MethodSettings {
   Method method = Method::vogn;  // which method; VOGN, the seeds' natural-gradient method
   // δ of the prior N(0, δ⁻¹I) on every weight and bias (standardised units). 1: the unit prior
@@ -78,9 +109,17 @@ struct MethodSettings {
   // The step size of the mean (VOGN/VON/IVON α, noisy Adam/K-FAC α, Adam's for BBB/MAP/Laplace);
   // 0: the method's default (default_learning_rate).
   double learning_rate = 0.0;
+  // VON only: the remedy for an indefinite precision update. clip, as the PyTorch reference
+  // does: one eigendecomposition per step, and stable at the default step size on Boston, where
+  // the Cholesky-checked ggn (no eigendecomposition, about twice as fast) lets the mean diverge
+  // in about half of the seeds (bench/README.md).
+  VonRemedySetting von_remedy = VonRemedySetting::clip;
   // Threads for the per-example work inside one fit (the result does not depend on it).
   int threads = 1;
 };
+
+// Adds --von-remedy (the choices of VonRemedySetting) to `cmd`, storing into s.von_remedy.
+void add_von_remedy_option(CLI::App& cmd, MethodSettings& s);
 
 // The default epochs of each method (defined in method_settings.cpp, so that retuning a default
 // recompiles one small file): where its validation log-likelihood on Boston's inner split

@@ -45,6 +45,7 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s) {
                    {"max_epochs", epochs_of(s)},
                    {"minibatch", s.minibatch},
                    {"learning_rate", learning_rate_of(s)}};
+  if (s.method == Method::von) j["settings"]["von_remedy"] = von_remedy_setting_name(s.von_remedy);
   j["rmse"] = {{"mean", run.rmse.mean}, {"standard_error", run.rmse.standard_error}};
   j["log_likelihood"] = {{"mean", run.log_likelihood.mean},
                          {"standard_error", run.log_likelihood.standard_error}};
@@ -292,6 +293,7 @@ Subcommand add_uci_command(CLI::App& root) {
                   "noisy-kfac, bbb, map, laplace 0.01; ivon 0.05; von 0.1)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  add_von_remedy_option(*cmd, m);
   cmd->add_option("--initial-noise-precision", p.initial_noise_precision,
                   "τ where the search starts (standardised units)")
       ->check(CLI::PositiveNumber)
