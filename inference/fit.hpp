@@ -5,7 +5,8 @@
 //   for each epoch: shuffle (MinibatchSampler), and for each minibatch B:
 //     method.step(B)                — one update of q (VON, VOGN, IVON, ... each in its header)
 //     check μ and the precision are finite, else stop with the last good q (status `failed`,
-//       the message naming the iteration and the parameter block)
+//       the message naming the iteration and the parameter block); a step that throws
+//       StepFailure (step_failure.hpp) stops the same way, with the step's message
 //     every history_every iterations: a HistoryRow (ELBO by Monte Carlo on a separate random
 //       stream, so that recording history never changes the training draws)
 //     callbacks (optional hooks, resolved at compile time): on_begin, on_history (may add
@@ -40,6 +41,7 @@
 #include <inference/loop_options.hpp>
 #include <inference/minibatch.hpp>
 #include <inference/random.hpp>
+#include <inference/step_failure.hpp>
 #include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
@@ -266,7 +268,16 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
     in.batch = sampler.next(rng);
     in.iteration = ++ctx.iteration_;
     NamedArrays last_good = method.state();
-    method.step(in, rng, ctx.counters_);
+    try {
+      method.step(in, rng, ctx.counters_);
+    } catch (const StepFailure& e) {
+      method.restore(last_good);
+      result.status = FitStatus::failed;
+      result.message = std::string(e.what()) +
+                       "; the posterior is the last good one, from iteration " +
+                       std::to_string(ctx.iteration_ - 1);
+      break;
+    }
     ++ctx.counters_.steps;
     ctx.counters_.seconds_total +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -94,7 +94,8 @@ class ScopedTimer {
 enum class FitStatus {
   finished,       // ran the planned iterations
   stopped_early,  // a callback asked to stop (early stopping)
-  failed,         // a parameter became non-finite; the posterior is the last good one
+  failed,         // a parameter became non-finite, the loss diverged, or a step threw
+                  // StepFailure; the posterior is the last good one
 };
 
 inline const char* to_string(FitStatus s) {

@@ -16,8 +16,8 @@
 #include <inference/loop_options.hpp>
 #include <inference/map.hpp>
 #include <inference/minibatch.hpp>
-#include <inference/natural_gradient.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/natural_gradient.hpp>
 #include <inference/noisy_adam.hpp>
 #include <inference/noisy_kfac.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
@@ -29,5 +29,6 @@
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
-#include <inference/von.hpp>
+#include <inference/step_failure.hpp>
 #include <inference/vogn.hpp>
+#include <inference/von.hpp>

@@ -62,6 +62,7 @@
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
+#include <inference/step_failure.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/mc_fisher.hpp>
@@ -175,11 +176,10 @@ class Vogn {
     s_ = (1.0 - beta) * s_ + beta * c_hat;
     if (!factorize()) {
       if (!s_.allFinite()) return;  // non-finite: the fit loop reports it
-      throw std::runtime_error(
-          who() + ": at iteration " + std::to_string(in.iteration) +
-          " the curvature s + λδ/N is not positive definite (curvature = " +
-          to_string(o_.curvature) +
-          ": its output Hessian is indefinite for this likelihood; use mc_fisher)");
+      throw StepFailure(who() + ": at iteration " + std::to_string(in.iteration) +
+                        " the curvature s + λδ/N is not positive definite (curvature = " +
+                        to_string(o_.curvature) +
+                        ": its output Hessian is indefinite for this likelihood; use mc_fisher)");
     }
     // μ ← μ − α (s + λδ̃)⁻¹(ĝ + λδ̃μ)
     mu_ -= alpha * factor_.solve(g_hat + delta_tilde_ * mu_);

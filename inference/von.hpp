@@ -65,6 +65,7 @@
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
+#include <inference/step_failure.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/hessian.hpp>
@@ -100,8 +101,9 @@ enum class VonRemedy {
   // by induction from Λ₀). Needs a model with outputs and a likelihood (nn::Supervised); checked
   // when the method is constructed.
   ggn_fallback,
-  // No remedy: if the Cholesky of the new Λ fails, stop the run by throwing std::runtime_error
-  // naming the iteration. For studying how often the exact update breaks down.
+  // No remedy: if the Cholesky of the new Λ fails, stop the run (the step throws StepFailure, so
+  // the fit returns status failed, naming the iteration, with the last good q). For studying how
+  // often the exact update breaks down.
   fail,
 };
 
@@ -334,9 +336,9 @@ class Von {
     const Mat& old_lambda = previous.matrix();
     const char* fired = von_remedy_name(o_.remedy);
     auto broken = [&](const std::string& why) {
-      return std::runtime_error(
-          who() + ": at iteration " + std::to_string(in.iteration) +
-          " the precision update (1−β)Λ + β(NĤ/λ + δI) is not positive definite " + why);
+      return StepFailure(who() + ": at iteration " + std::to_string(in.iteration) +
+                         " the precision update (1−β)Λ + β(NĤ/λ + δI) is not positive definite " +
+                         why);
     };
     switch (o_.remedy) {
       case VonRemedy::fail:
@@ -390,7 +392,13 @@ class Von {
           }
           if (accept((1.0 - beta) * old_lambda + beta * precision_target(h))) return true;
           if (!factor_.matrix().allFinite()) return false;
-          throw broken("even with the Gauss-Newton matrix in place of the Hessian");
+          // The GGN keeps Λ − κδI positive definite in exact arithmetic; when it does not here,
+          // rounding has won, which in practice means the mean has run away.
+          throw broken(
+              "even with the Gauss-Newton matrix in place of the Hessian, in floating "
+              "point: the mean has grown to max |μᵢ| = " +
+              std::to_string(mu_.cwiseAbs().maxCoeff()) +
+              " (diverging? lower mean_rate, or use clip_eigenvalues)");
         }
         throw broken(
             "and the model has no Gauss-Newton matrix (remedy ggn_fallback needs nn::Supervised)");
