@@ -7,11 +7,11 @@
 // nn rows for the 2-vs-1-thread speed-up (see the nn section below).
 #include <tbb/task_arena.h>
 
+#include <nn/nn.hpp>
+
 #include "drivers.hpp"
 #include "ngvi_models.hpp"
 #include "reference/parallel.hpp"
-
-#include <nn/nn.hpp>
 
 namespace {
 
@@ -85,15 +85,16 @@ NGVI_BENCH(w5_ngvi_scalar_2t, ADB_W5_2, "ngvi_scalar")->UseRealTime();
 
 nn::Dataset w5_dataset(const adb::MlpData& d) {
   nn::Dataset data;
-  data.X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(d.X.data(), d.N, d.D);
+  data.X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      d.X.data(), d.N, d.D);
   data.Y = Eigen::Map<const Eigen::VectorXd>(d.y.data(), d.N);
   return data;
 }
 
 using W5Model = nn::Supervised<nn::Sequential, nn::GaussianFixedNoise>;
 W5Model w5_model(const adb::MlpData& d) {
-  return W5Model(nn::Sequential{nn::Dense(d.D, d.H), nn::Tanh{}, nn::Dense(d.H, 1)}, nn::GaussianFixedNoise(1.0),
-                 w5_dataset(d));
+  return W5Model(nn::Sequential{nn::Dense(d.D, d.H), nn::Tanh{}, nn::Dense(d.H, 1)},
+                 nn::GaussianFixedNoise(1.0), w5_dataset(d));
 }
 
 // The analytic per-example matrix, its squared mean and ½Σr² for a data set.
@@ -122,7 +123,8 @@ const W5Ref& w5_big_ref() {
 
 constexpr Eigen::Index w5_grain = 64;
 
-void w5_nn(benchmark::State& st, const adb::MlpData& d, const W5Ref& ref, int nthreads, bool keep_arena) {
+void w5_nn(benchmark::State& st, const adb::MlpData& d, const W5Ref& ref, int nthreads,
+           bool keep_arena) {
   const W5Model model = w5_model(d);
   const Eigen::VectorXd theta = to_eigen(d.theta);
   ngvi::ad::RowMatrixXd G;
@@ -134,12 +136,15 @@ void w5_nn(benchmark::State& st, const adb::MlpData& d, const W5Ref& ref, int nt
       nn::per_example_gradients(model, theta, G, options, l);
       diag = nn::squared_column_mean(G, options);
     };
-    if (keep_arena) arena.execute(body);
-    else body();
+    if (keep_arena)
+      arena.execute(body);
+    else
+      body();
   };
   call(&losses);
   const double value = losses.sum() - d.N * 0.91893853320467274178;  // minus N·½log(2π)
-  check_or_abort(st, std::max(rel_err(G, ref.G), rel_err(diag, ref.diag)), rel_err_value(value, ref.half_sse));
+  check_or_abort(st, std::max(rel_err(G, ref.G), rel_err(diag, ref.diag)),
+                 rel_err_value(value, ref.half_sse));
   st.counters["grain"] = static_cast<double>(w5_grain);
   for (auto _ : st) {
     call(nullptr);

@@ -107,10 +107,15 @@ class EarlyStopping {
   // metric: a HistoryRow field ("elbo", "train_nll", "expected_nll", "kl") or a HeldOut metric;
   // maximise: true for ELBO or log-likelihood, false for NLL or RMSE; patience: rows without
   // improvement before stopping; min_delta: an improvement smaller than this does not count.
-  explicit EarlyStopping(std::string metric = "elbo", bool maximise = true, int patience = 5, double min_delta = 0.0)
-      : metric_(std::move(metric)), maximise_(maximise), patience_(patience), min_delta_(min_delta) {
+  explicit EarlyStopping(std::string metric = "elbo", bool maximise = true, int patience = 5,
+                         double min_delta = 0.0)
+      : metric_(std::move(metric)),
+        maximise_(maximise),
+        patience_(patience),
+        min_delta_(min_delta) {
     if (patience < 1)
-      throw std::invalid_argument("ngvi::vi::EarlyStopping: patience must be >= 1, got " + std::to_string(patience));
+      throw std::invalid_argument("ngvi::vi::EarlyStopping: patience must be >= 1, got " +
+                                  std::to_string(patience));
   }
 
   template <class Ctx>

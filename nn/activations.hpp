@@ -46,7 +46,8 @@ struct Relu {
     if constexpr (ad::is_var_v<S>) {
       return ad::cwise_product(z, mask);
     } else {
-      return Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>(z.derived().cwiseProduct(mask.cast<S>()));
+      return Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>(
+          z.derived().cwiseProduct(mask.cast<S>()));
     }
   }
 };

@@ -28,8 +28,8 @@ struct Dataset {
   // are finite, naming the first offending entry. Cost: O(N·(D + K)).
   void validate() const {
     if (X.rows() != Y.rows())
-      throw std::invalid_argument("ngvi::nn::Dataset: X has " + std::to_string(X.rows()) + " rows but Y has " +
-                                  std::to_string(Y.rows()));
+      throw std::invalid_argument("ngvi::nn::Dataset: X has " + std::to_string(X.rows()) +
+                                  " rows but Y has " + std::to_string(Y.rows()));
     check_finite(X, "X");
     check_finite(Y, "Y");
   }
@@ -43,8 +43,8 @@ struct Dataset {
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const Eigen::Index r = rows[k];
       if (r < 0 || r >= X.rows())
-        throw std::out_of_range("ngvi::nn::Dataset::subset: row " + std::to_string(r) + " is outside 0.." +
-                                std::to_string(X.rows() - 1));
+        throw std::out_of_range("ngvi::nn::Dataset::subset: row " + std::to_string(r) +
+                                " is outside 0.." + std::to_string(X.rows() - 1));
       d.X.row(static_cast<Eigen::Index>(k)) = X.row(r);
       d.Y.row(static_cast<Eigen::Index>(k)) = Y.row(r);
     }
@@ -56,8 +56,9 @@ struct Dataset {
     for (Eigen::Index i = 0; i < M.rows(); ++i)
       for (Eigen::Index j = 0; j < M.cols(); ++j)
         if (!std::isfinite(M(i, j)))
-          throw std::invalid_argument(std::string("ngvi::nn::Dataset: ") + which + "(" + std::to_string(i) + ", " +
-                                      std::to_string(j) + ") is not finite");
+          throw std::invalid_argument(std::string("ngvi::nn::Dataset: ") + which + "(" +
+                                      std::to_string(i) + ", " + std::to_string(j) +
+                                      ") is not finite");
   }
 };
 
@@ -69,10 +70,13 @@ struct Standardizer {
   // Column means and standard deviations of M. Throws std::invalid_argument for an empty M.
   // Cost: O(rows·cols).
   static Standardizer fit(const Eigen::MatrixXd& M) {
-    if (M.rows() == 0) throw std::invalid_argument("ngvi::nn::Standardizer::fit: no rows to fit on");
+    if (M.rows() == 0)
+      throw std::invalid_argument("ngvi::nn::Standardizer::fit: no rows to fit on");
     Standardizer s;
     s.mean = M.colwise().mean();
-    s.scale = ((M.rowwise() - s.mean).array().square().colwise().sum() / static_cast<double>(M.rows())).sqrt();
+    s.scale =
+        ((M.rowwise() - s.mean).array().square().colwise().sum() / static_cast<double>(M.rows()))
+            .sqrt();
     for (Eigen::Index j = 0; j < s.scale.size(); ++j)
       if (!(s.scale(j) > 0.0)) s.scale(j) = 1.0;
     return s;
@@ -103,9 +107,9 @@ struct Standardizer {
  private:
   void check(Eigen::Index cols, const char* who) const {
     if (cols != mean.size())
-      throw std::invalid_argument(std::string("ngvi::nn::Standardizer::") + who + ": matrix has " +
-                                  std::to_string(cols) + " columns, the standardizer was fitted on " +
-                                  std::to_string(mean.size()));
+      throw std::invalid_argument(
+          std::string("ngvi::nn::Standardizer::") + who + ": matrix has " + std::to_string(cols) +
+          " columns, the standardizer was fitted on " + std::to_string(mean.size()));
   }
 };
 
@@ -116,8 +120,9 @@ struct DatasetStandardizer {
 
   // standardize_targets = false leaves Y as it is (classification labels, counts).
   static DatasetStandardizer fit(const Dataset& train, bool standardize_targets = true) {
-    return DatasetStandardizer{Standardizer::fit(train.X),
-                               standardize_targets ? Standardizer::fit(train.Y) : Standardizer::identity(train.Y.cols())};
+    return DatasetStandardizer{
+        Standardizer::fit(train.X),
+        standardize_targets ? Standardizer::fit(train.Y) : Standardizer::identity(train.Y.cols())};
   }
   Dataset transform(const Dataset& d) const { return Dataset{x.transform(d.X), y.transform(d.Y)}; }
 };

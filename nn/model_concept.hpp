@@ -44,13 +44,14 @@ concept has_var_loss = requires(const M& m, const ad::VarVector<double>& th, Eig
 
 template <class M>
 concept SeparableModel = detail::has_num_examples<M> && detail::has_num_params<M> &&
-                         detail::has_double_loss<M> && detail::has_var_loss<M>;
+    detail::has_double_loss<M> && detail::has_var_loss<M>;
 
 // Models that also expose their per-example output f_i (the likelihood's input), which the
 // output Jacobians and the Gauss-Newton matrix need.
 template <class M>
-concept OutputModel = SeparableModel<M> && requires(const M& m, const Eigen::VectorXd& th,
-                                                    const ad::VarVector<double>& tv, Eigen::Index i) {
+concept OutputModel = SeparableModel<M> &&
+    requires(const M& m, const Eigen::VectorXd& th, const ad::VarVector<double>& tv,
+             Eigen::Index i) {
   { m.output_dim() } -> std::convertible_to<Eigen::Index>;
   { m.example_output(th, i) } -> std::convertible_to<Eigen::VectorXd>;
   { m.example_output(tv, i) } -> std::convertible_to<ad::VarVector<double>>;
@@ -60,16 +61,21 @@ concept OutputModel = SeparableModel<M> && requires(const M& m, const Eigen::Vec
 template <class M>
 constexpr bool require_separable_model() {
   static_assert(detail::has_num_examples<M>,
-                "ngvi: a model needs `Eigen::Index num_examples() const` (the number of terms ℓᵢ of its loss)");
+                "ngvi: a model needs `Eigen::Index num_examples() const` (the number of terms ℓᵢ "
+                "of its loss)");
   static_assert(detail::has_num_params<M>,
                 "ngvi: a model needs `Eigen::Index num_params() const` (the length of θ)");
   static_assert(detail::has_double_loss<M>,
-                "ngvi: a model needs `example_loss(theta, i)` callable with an Eigen::VectorXd θ and an example "
+                "ngvi: a model needs `example_loss(theta, i)` callable with an Eigen::VectorXd θ "
+                "and an example "
                 "index, returning the example's loss; write it as a template over the scalar: "
-                "template <class T> T example_loss(const Eigen::Matrix<T, -1, 1>& theta, Eigen::Index i) const");
-  static_assert(detail::has_var_loss<M>,
-                "ngvi: `example_loss(theta, i)` must also accept θ as an Eigen vector of ngvi::ad::Var<double> and "
-                "return a Var<double>: make it a template over the scalar type T instead of using double");
+                "template <class T> T example_loss(const Eigen::Matrix<T, -1, 1>& theta, "
+                "Eigen::Index i) const");
+  static_assert(
+      detail::has_var_loss<M>,
+      "ngvi: `example_loss(theta, i)` must also accept θ as an Eigen vector of "
+      "ngvi::ad::Var<double> and "
+      "return a Var<double>: make it a template over the scalar type T instead of using double");
   return true;
 }
 
@@ -83,7 +89,8 @@ class CallableModel {
   // With named blocks (their total size is P).
   CallableModel(F loss, Eigen::Index num_examples, ParameterLayout layout)
       : loss_(std::move(loss)), n_(num_examples), layout_(std::move(layout)) {
-    if (num_examples < 0) throw std::invalid_argument("ngvi::nn::CallableModel: negative number of examples");
+    if (num_examples < 0)
+      throw std::invalid_argument("ngvi::nn::CallableModel: negative number of examples");
   }
 
   Eigen::Index num_examples() const { return n_; }
@@ -116,8 +123,8 @@ class CallableModel {
       throw std::invalid_argument("ngvi::nn::CallableModel: θ has " + std::to_string(theta_size) +
                                   " entries, expected " + std::to_string(layout_.size()));
     if (i < 0 || i >= n_)
-      throw std::out_of_range("ngvi::nn::CallableModel: example " + std::to_string(i) + " outside 0.." +
-                              std::to_string(n_ - 1));
+      throw std::out_of_range("ngvi::nn::CallableModel: example " + std::to_string(i) +
+                              " outside 0.." + std::to_string(n_ - 1));
   }
 
   F loss_;

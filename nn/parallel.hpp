@@ -40,8 +40,9 @@ inline tbb::task_arena& cached_arena(int threads) {
 template <class F>
 void run_with_threads(const ad::ParallelOptions& options, F&& f) {
   if (options.threads < 0)
-    throw std::invalid_argument("ngvi::nn: ParallelOptions::threads = " + std::to_string(options.threads) +
-                                ", expected 0 (automatic) or more");
+    throw std::invalid_argument(
+        "ngvi::nn: ParallelOptions::threads = " + std::to_string(options.threads) +
+        ", expected 0 (automatic) or more");
   if (options.threads <= 1) {
     f(options);
     return;

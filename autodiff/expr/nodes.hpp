@@ -125,7 +125,8 @@ struct BinaryNode : Expr<BinaryNode<Op, A, B, Real>, Real> {
  private:
   static Real eval(const Real& x, const Real& y) {
     if constexpr (checked_mode) {
-      if (!Op::in_domain(value_of(x), value_of(y))) detail::throw_domain<Op>(value_of(x), value_of(y));
+      if (!Op::in_domain(value_of(x), value_of(y)))
+        detail::throw_domain<Op>(value_of(x), value_of(y));
     }
     return Op::f(x, y);
   }

@@ -11,8 +11,7 @@ namespace ngvi::ad::detail {
 
 // f(x) for an Eigen vector x of scalar S must give something a Var<Real> can be built from.
 template <class F, class Real>
-inline constexpr bool scalar_function_of =
-    std::is_invocable_v<F&, const VarVector<Real>&> &&
+inline constexpr bool scalar_function_of = std::is_invocable_v<F&, const VarVector<Real>&>&&
     std::is_convertible_v<std::invoke_result_t<F&, const VarVector<Real>&>, Var<Real>>;
 
 template <class F, class Real>

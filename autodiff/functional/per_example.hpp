@@ -38,8 +38,9 @@ struct ParallelOptions {
 template <class Body>
 void parallel_blocks(Eigen::Index n, const ParallelOptions& options, Body&& body) {
   if (options.threads < 0)
-    throw std::invalid_argument("ngvi::ad::ParallelOptions: threads = " +
-                                std::to_string(options.threads) + ", expected 0 (automatic) or more");
+    throw std::invalid_argument(
+        "ngvi::ad::ParallelOptions: threads = " + std::to_string(options.threads) +
+        ", expected 0 (automatic) or more");
   const Eigen::Index grain = std::max<Eigen::Index>(options.grain, 1);
   if (options.threads == 1 || n <= grain) {
     for (Eigen::Index b = 0; b < n; b += grain) body(b, std::min(n, b + grain));

@@ -30,7 +30,8 @@ VarVector<Real> make_inputs(Tape<Real>& t, const Eigen::Ref<const Eigen::VectorX
 
 // Returns f(x) and writes its gradient into grad (resized to x.size()).
 template <class F>
-double value_and_gradient(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::VectorXd& grad) {
+double value_and_gradient(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
+                          Eigen::VectorXd& grad) {
   detail::require_scalar_function<F, double>("value_and_gradient");
   TapeScope<double> scope;
   Tape<double>& t = scope.tape();

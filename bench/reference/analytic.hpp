@@ -5,9 +5,10 @@
 // ngvi is measured against the same reference as peers/ad/results.md.
 #pragma once
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <vector>
+
+#include <Eigen/Dense>
 
 #include "bench_common.hpp"
 
@@ -99,15 +100,14 @@ struct Chain {
 // ------------------------------------------------------------------ MLP
 struct Mlp {
   const MlpData& d;
-  Map<const RowMat> X;       // N x D
-  Map<const VectorXd> y;     // N
-  MatrixXd A, Z, S, dA;      // H x N
-  MatrixXd Ad, Zd, dAd;      // tangents (HVP)
-  RowVectorXd r, rd;         // 1 x N
+  Map<const RowMat> X;    // N x D
+  Map<const VectorXd> y;  // N
+  MatrixXd A, Z, S, dA;   // H x N
+  MatrixXd Ad, Zd, dAd;   // tangents (HVP)
+  RowVectorXd r, rd;      // 1 x N
   VecTanh vtanh;
 
-  explicit Mlp(const MlpData& dd)
-      : d(dd), X(dd.X.data(), dd.N, dd.D), y(dd.y.data(), dd.N) {}
+  explicit Mlp(const MlpData& dd) : d(dd), X(dd.X.data(), dd.N, dd.D), y(dd.y.data(), dd.N) {}
 
   // forward pass for examples [n0, n0+cnt): fills A, Z, S, r (cols 0..cnt-1)
   double forward(const double* th, int n0, int cnt) {
@@ -199,9 +199,8 @@ struct Mlp {
     U.col(D).setOnes();
     for (int h = 0; h < H; ++h) {
       // theta_h = (W1(h,:), b1_h): sum_n r_n w2_h s'_hn u u^T, s' = -2 z s
-      const ArrayXd c =
-          r.transpose().array() * (-2.0 * w2(h)) * Z.row(h).transpose().array() *
-          S.row(h).transpose().array();
+      const ArrayXd c = r.transpose().array() * (-2.0 * w2(h)) * Z.row(h).transpose().array() *
+                        S.row(h).transpose().array();
       B = U.array().colwise() * c;
       const MatrixXd blk = U.transpose() * B;  // (D+1) x (D+1)
       // cross theta_h / w2_h: sum_n r_n s_hn u_n
@@ -247,8 +246,7 @@ struct LogReg {
   Map<const VectorXd> y;
   VectorXd z, p, c;
   MatrixXd B;
-  explicit LogReg(const LrData& dd)
-      : d(dd), X(dd.X.data(), dd.N, dd.D), y(dd.y.data(), dd.N) {}
+  explicit LogReg(const LrData& dd) : d(dd), X(dd.X.data(), dd.N, dd.D), y(dd.y.data(), dd.N) {}
 
   double value_grad(const double* th, double* g) {
     const int D = d.D;

@@ -24,7 +24,7 @@ constexpr int MLP_H = 50;   // hidden units -> P = H*D + 2H + 1 = 751
 
 constexpr int HES_N = 100;  // W4: examples
 constexpr int HES_D = 13;
-constexpr int HES_H = 10;   // -> P = 151
+constexpr int HES_H = 10;  // -> P = 151
 
 constexpr int LR_N = 569;  // W6 logistic regression
 constexpr int LR_D = 30;   // -> P = 31 (weights + bias)
@@ -108,8 +108,8 @@ inline MlpData make_mlp(int N, int D, int H, std::uint64_t seed) {
 // z_n = w . x_n + b; theta = [ w (D) | b ].
 struct LrData {
   int N, D;
-  std::vector<double> X;  // N x D row-major
-  std::vector<double> y;  // N, in {0,1}
+  std::vector<double> X;      // N x D row-major
+  std::vector<double> y;      // N, in {0,1}
   std::vector<double> theta;  // D+1
   int P() const { return D + 1; }
 };

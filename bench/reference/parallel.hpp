@@ -4,11 +4,11 @@
 // ngvi is measured against the same reference as peers/ad/results.md.
 #pragma once
 
+#include <vector>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-
-#include <vector>
 
 namespace adb {
 

@@ -1,7 +1,7 @@
 // Reference results (from the analytic implementation) that every library
 // is compared against.
-// [ngvi] Copied unchanged from the peer AD harness (../shared/peers/ad/common/reference.hpp) so that
-// ngvi is measured against the same reference as peers/ad/results.md.
+// [ngvi] Copied unchanged from the peer AD harness (../shared/peers/ad/common/reference.hpp) so
+// that ngvi is measured against the same reference as peers/ad/results.md.
 #pragma once
 
 #include "analytic.hpp"

@@ -96,10 +96,12 @@ inline Regression1dGap make_regression_1d_gap(const Regression1dGapOptions& o = 
       .test_model = {net, lik, std::move(test)},
       .targets = nn::Standardizer::identity(1),
       .noise_precision = tau,
-      .description = "sin(2x) + N(0, " + short_number(o.noise_sd) + "²), x ~ U(−2, 2)" +
-                     (g > 0.0 ? " without (−" + short_number(0.5 * g) + ", " + short_number(0.5 * g) + ")" : "") + "; 1-" +
-                     std::to_string(o.hidden_units) + "-1 tanh MLP; Gaussian, precision " +
-                     short_number(tau),
+      .description =
+          "sin(2x) + N(0, " + short_number(o.noise_sd) + "²), x ~ U(−2, 2)" +
+          (g > 0.0 ? " without (−" + short_number(0.5 * g) + ", " + short_number(0.5 * g) + ")"
+                   : "") +
+          "; 1-" + std::to_string(o.hidden_units) + "-1 tanh MLP; Gaussian, precision " +
+          short_number(tau),
   };
 }
 

@@ -48,8 +48,10 @@ class BernoulliLogit {
 
   // Σ over rows. Cost: O(B·d); on Var three fused entries (softplus node, sum, dot).
   template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("BernoulliLogit::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), dim_, dim_);
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("BernoulliLogit::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(),
+                               dim_, dim_);
     return T(ad::sum(ad::log1p_exp(F)) - ad::dot(F, Y));
   }
 
@@ -71,7 +73,8 @@ class BernoulliLogit {
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
     detail::check_example_shapes("BernoulliLogit::sample_target", f.size(), dim_, dim_, dim_);
     Eigen::VectorXd y(dim_);
-    for (int k = 0; k < dim_; ++k) y(k) = boost::random::bernoulli_distribution<double>(ad::logistic(f(k)))(rng) ? 1.0 : 0.0;
+    for (int k = 0; k < dim_; ++k)
+      y(k) = boost::random::bernoulli_distribution<double>(ad::logistic(f(k)))(rng) ? 1.0 : 0.0;
     return y;
   }
   // P(y = 1) = σ(f).
@@ -81,12 +84,14 @@ class BernoulliLogit {
   }
   void check_targets(const Eigen::MatrixXd& Y) const {
     if (Y.cols() != dim_)
-      throw std::invalid_argument("ngvi::nn::BernoulliLogit: targets have " + std::to_string(Y.cols()) +
-                                  " columns, expected " + std::to_string(dim_));
+      throw std::invalid_argument("ngvi::nn::BernoulliLogit: targets have " +
+                                  std::to_string(Y.cols()) + " columns, expected " +
+                                  std::to_string(dim_));
     for (Eigen::Index i = 0; i < Y.rows(); ++i)
       for (Eigen::Index j = 0; j < Y.cols(); ++j)
         if (Y(i, j) != 0.0 && Y(i, j) != 1.0)
-          throw std::invalid_argument(detail::target_error("BernoulliLogit", i, j, Y(i, j), "0 or 1"));
+          throw std::invalid_argument(
+              detail::target_error("BernoulliLogit", i, j, Y(i, j), "0 or 1"));
   }
 
  private:

@@ -29,8 +29,9 @@ class GaussianFixedNoise {
   // precision τ > 0; dim = number of outputs d (independent, each with precision τ).
   explicit GaussianFixedNoise(double precision = 1.0, int dim = 1) : tau_(precision), dim_(dim) {
     if (!(precision > 0.0) || !std::isfinite(precision))
-      throw std::invalid_argument("ngvi::nn::GaussianFixedNoise: precision must be positive and finite, got " +
-                                  std::to_string(precision));
+      throw std::invalid_argument(
+          "ngvi::nn::GaussianFixedNoise: precision must be positive and finite, got " +
+          std::to_string(precision));
     if (dim < 1) throw std::invalid_argument("ngvi::nn::GaussianFixedNoise: dim must be >= 1");
   }
 
@@ -53,15 +54,18 @@ class GaussianFixedNoise {
 
   // Σ over rows. Cost: O(B·d); on Var two fused entries (difference node, squared norm).
   template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("GaussianFixedNoise::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), dim_, dim_);
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("GaussianFixedNoise::batch_nll", F.rows(), F.cols(), Y.rows(),
+                               Y.cols(), dim_, dim_);
     const double c = static_cast<double>(F.rows()) * dim_ * constant();
     return T(c + (0.5 * tau_) * ad::squared_norm(ad::cwise_difference(F, Y)));
   }
 
   // τ I. Cost: O(d²).
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("GaussianFixedNoise::output_hessian", f.size(), y.size(), dim_, dim_);
+    detail::check_example_shapes("GaussianFixedNoise::output_hessian", f.size(), y.size(), dim_,
+                                 dim_);
     return tau_ * Eigen::MatrixXd::Identity(dim_, dim_);
   }
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
@@ -83,10 +87,13 @@ class GaussianFixedNoise {
   }
   // Var[y | f] per output: 1/τ, whatever f is (the noise of a regression predictive).
   Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianFixedNoise::predictive_variance", f.size(), dim_, dim_, dim_);
+    detail::check_example_shapes("GaussianFixedNoise::predictive_variance", f.size(), dim_, dim_,
+                                 dim_);
     return Eigen::VectorXd::Constant(dim_, 1.0 / tau_);
   }
-  void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("GaussianFixedNoise", Y, dim_); }
+  void check_targets(const Eigen::MatrixXd& Y) const {
+    detail::check_finite_targets("GaussianFixedNoise", Y, dim_);
+  }
 
  private:
   // The per-output constant ½log(2π) − ½log τ.

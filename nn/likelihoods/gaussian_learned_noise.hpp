@@ -34,8 +34,9 @@ class GaussianLearnedNoise {
   explicit GaussianLearnedNoise(double initial_precision = 1.0, int dim = 1)
       : tau0_(initial_precision), dim_(dim) {
     if (!(initial_precision > 0.0) || !std::isfinite(initial_precision))
-      throw std::invalid_argument("ngvi::nn::GaussianLearnedNoise: initial precision must be positive and finite, got " +
-                                  std::to_string(initial_precision));
+      throw std::invalid_argument(
+          "ngvi::nn::GaussianLearnedNoise: initial precision must be positive and finite, got " +
+          std::to_string(initial_precision));
     if (dim < 1) throw std::invalid_argument("ngvi::nn::GaussianLearnedNoise: dim must be >= 1");
   }
 
@@ -62,9 +63,10 @@ class GaussianLearnedNoise {
   // Σ over rows of F = [M | s] (B×(d+1)). Cost: O(B·d); on Var a handful of fused entries
   // for d = 1, one recording per row otherwise.
   template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("GaussianLearnedNoise::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), dim_ + 1,
-                               dim_);
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("GaussianLearnedNoise::batch_nll", F.rows(), F.cols(), Y.rows(),
+                               Y.cols(), dim_ + 1, dim_);
     if (dim_ != 1) return detail::sum_of_rows(*this, F, Y);
     const Eigen::Matrix<T, Eigen::Dynamic, 1> m = F.col(0), s = F.col(1);
     const Eigen::VectorXd yv = Y.col(0);
@@ -75,7 +77,8 @@ class GaussianLearnedNoise {
 
   // With r = y − μ and τ = e^s: ∂²ℓ/∂μ² = τI, ∂²ℓ/∂μ∂s = −τr, ∂²ℓ/∂s² = τ/2·‖r‖².
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("GaussianLearnedNoise::output_hessian", f.size(), y.size(), dim_ + 1, dim_);
+    detail::check_example_shapes("GaussianLearnedNoise::output_hessian", f.size(), y.size(),
+                                 dim_ + 1, dim_);
     const double tau = std::exp(f(dim_));
     const Eigen::VectorXd r = y - f.head(dim_);
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(dim_ + 1, dim_ + 1);
@@ -87,7 +90,8 @@ class GaussianLearnedNoise {
   }
   // E_y of output_hessian: diag(τ, …, τ, d/2).
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianLearnedNoise::output_fisher", f.size(), dim_, dim_ + 1, dim_);
+    detail::check_example_shapes("GaussianLearnedNoise::output_fisher", f.size(), dim_, dim_ + 1,
+                                 dim_);
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(dim_ + 1, dim_ + 1);
     H.topLeftCorner(dim_, dim_).diagonal().setConstant(std::exp(f(dim_)));
     H(dim_, dim_) = 0.5 * dim_;
@@ -95,22 +99,27 @@ class GaussianLearnedNoise {
   }
 
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("GaussianLearnedNoise::sample_target", f.size(), dim_, dim_ + 1, dim_);
+    detail::check_example_shapes("GaussianLearnedNoise::sample_target", f.size(), dim_, dim_ + 1,
+                                 dim_);
     boost::random::normal_distribution<double> normal(0.0, std::exp(-0.5 * f(dim_)));
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k) y(k) = f(k) + normal(rng);
     return y;
   }
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianLearnedNoise::predictive_mean", f.size(), dim_, dim_ + 1, dim_);
+    detail::check_example_shapes("GaussianLearnedNoise::predictive_mean", f.size(), dim_, dim_ + 1,
+                                 dim_);
     return f.head(dim_);
   }
   // Var[y | f] per output: e^{−s}, the inverse of the learned precision.
   Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianLearnedNoise::predictive_variance", f.size(), dim_, dim_ + 1, dim_);
+    detail::check_example_shapes("GaussianLearnedNoise::predictive_variance", f.size(), dim_,
+                                 dim_ + 1, dim_);
     return Eigen::VectorXd::Constant(dim_, std::exp(-f(dim_)));
   }
-  void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("GaussianLearnedNoise", Y, dim_); }
+  void check_targets(const Eigen::MatrixXd& Y) const {
+    detail::check_finite_targets("GaussianLearnedNoise", Y, dim_);
+  }
 
  private:
   double tau0_;

@@ -40,7 +40,8 @@ class HeteroscedasticGaussian {
   // Cost: O(d); one statement per output.
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::nll", f.size(), y.size(), 2 * dim_, dim_);
+    detail::check_example_shapes("HeteroscedasticGaussian::nll", f.size(), y.size(), 2 * dim_,
+                                 dim_);
     using std::exp;
     T total(dim_ * detail::half_log_2pi);
     for (int k = 0; k < dim_; ++k)
@@ -50,15 +51,17 @@ class HeteroscedasticGaussian {
 
   // Σ over rows. Cost: B per-example recordings (2 statements each) and one sum.
   template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("HeteroscedasticGaussian::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), 2 * dim_,
-                               dim_);
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("HeteroscedasticGaussian::batch_nll", F.rows(), F.cols(), Y.rows(),
+                               Y.cols(), 2 * dim_, dim_);
     return detail::sum_of_rows(*this, F, Y);
   }
 
   // Per output k, with r = y − μ and λ = e^{−v}: [[λ, rλ], [rλ, r²λ/2]] on (μₖ, vₖ).
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::output_hessian", f.size(), y.size(), 2 * dim_, dim_);
+    detail::check_example_shapes("HeteroscedasticGaussian::output_hessian", f.size(), y.size(),
+                                 2 * dim_, dim_);
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(2 * dim_, 2 * dim_);
     for (int k = 0; k < dim_; ++k) {
       const double lambda = std::exp(-f(dim_ + k)), r = y(k) - f(k);
@@ -70,7 +73,8 @@ class HeteroscedasticGaussian {
   }
   // E_y of output_hessian: diag(e^{−v}, ½).
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::output_fisher", f.size(), dim_, 2 * dim_, dim_);
+    detail::check_example_shapes("HeteroscedasticGaussian::output_fisher", f.size(), dim_, 2 * dim_,
+                                 dim_);
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(2 * dim_, 2 * dim_);
     for (int k = 0; k < dim_; ++k) {
       H(k, k) = std::exp(-f(dim_ + k));
@@ -80,22 +84,27 @@ class HeteroscedasticGaussian {
   }
 
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::sample_target", f.size(), dim_, 2 * dim_, dim_);
+    detail::check_example_shapes("HeteroscedasticGaussian::sample_target", f.size(), dim_, 2 * dim_,
+                                 dim_);
     boost::random::normal_distribution<double> normal(0.0, 1.0);
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k) y(k) = f(k) + std::exp(0.5 * f(dim_ + k)) * normal(rng);
     return y;
   }
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::predictive_mean", f.size(), dim_, 2 * dim_, dim_);
+    detail::check_example_shapes("HeteroscedasticGaussian::predictive_mean", f.size(), dim_,
+                                 2 * dim_, dim_);
     return f.head(dim_);
   }
   // Var[y | f] per output: e^{vₖ}, the predicted variance.
   Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::predictive_variance", f.size(), dim_, 2 * dim_, dim_);
+    detail::check_example_shapes("HeteroscedasticGaussian::predictive_variance", f.size(), dim_,
+                                 2 * dim_, dim_);
     return f.tail(dim_).array().exp().matrix();
   }
-  void check_targets(const Eigen::MatrixXd& Y) const { detail::check_finite_targets("HeteroscedasticGaussian", Y, dim_); }
+  void check_targets(const Eigen::MatrixXd& Y) const {
+    detail::check_finite_targets("HeteroscedasticGaussian", Y, dim_);
+  }
 
  private:
   int dim_;

@@ -51,7 +51,8 @@ template <class L>
 concept Likelihood = requires(const L& lik, const Eigen::VectorXd& f, const Eigen::VectorXd& y,
                               const Eigen::MatrixXd& F, const Eigen::MatrixXd& Y,
                               const ad::VarVector<double>& fv, const ad::VarMatrix<double>& Fv,
-                              std::mt19937_64& rng, ParameterLayout& layout, Eigen::VectorXd& theta) {
+                              std::mt19937_64& rng, ParameterLayout& layout,
+                              Eigen::VectorXd& theta) {
   { lik.output_dim() } -> std::convertible_to<int>;
   { lik.net_output_dim() } -> std::convertible_to<int>;
   { lik.num_params() } -> std::convertible_to<int>;
@@ -74,26 +75,28 @@ namespace detail {
 inline constexpr double half_log_2pi = 0.91893853320467274178032973640562;
 
 // Throws unless f and y have the lengths the likelihood expects.
-inline void check_example_shapes(const char* who, Eigen::Index f_size, Eigen::Index y_size, int f_dim,
-                                 int y_dim) {
+inline void check_example_shapes(const char* who, Eigen::Index f_size, Eigen::Index y_size,
+                                 int f_dim, int y_dim) {
   if (f_size != f_dim || y_size != y_dim)
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": f has " + std::to_string(f_size) +
-                                " entries and y " + std::to_string(y_size) + ", expected " +
-                                std::to_string(f_dim) + " and " + std::to_string(y_dim));
+    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": f has " +
+                                std::to_string(f_size) + " entries and y " +
+                                std::to_string(y_size) + ", expected " + std::to_string(f_dim) +
+                                " and " + std::to_string(y_dim));
 }
-inline void check_batch_shapes(const char* who, Eigen::Index f_rows, Eigen::Index f_cols, Eigen::Index y_rows,
-                               Eigen::Index y_cols, int f_dim, int y_dim) {
+inline void check_batch_shapes(const char* who, Eigen::Index f_rows, Eigen::Index f_cols,
+                               Eigen::Index y_rows, Eigen::Index y_cols, int f_dim, int y_dim) {
   if (f_cols != f_dim || y_cols != y_dim || f_rows != y_rows)
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": F is " + std::to_string(f_rows) + "x" +
-                                std::to_string(f_cols) + " and Y " + std::to_string(y_rows) + "x" +
-                                std::to_string(y_cols) + ", expected B x " + std::to_string(f_dim) +
-                                " and B x " + std::to_string(y_dim));
+    throw std::invalid_argument(
+        std::string("ngvi::nn::") + who + ": F is " + std::to_string(f_rows) + "x" +
+        std::to_string(f_cols) + " and Y " + std::to_string(y_rows) + "x" + std::to_string(y_cols) +
+        ", expected B x " + std::to_string(f_dim) + " and B x " + std::to_string(y_dim));
 }
 
 // Σ rows of nll, one per-example recording each (for likelihoods whose batch form has no
 // better fused expression). Cost: B calls of nll plus one sum statement.
 template <class Lik, class T>
-T sum_of_rows(const Lik& lik, const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) {
+T sum_of_rows(const Lik& lik, const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) {
   Eigen::Matrix<T, Eigen::Dynamic, 1> terms(F.rows());
   Eigen::Matrix<T, Eigen::Dynamic, 1> f(F.cols());
   for (Eigen::Index i = 0; i < F.rows(); ++i) {
@@ -113,11 +116,13 @@ inline std::string target_error(const char* who, Eigen::Index row, Eigen::Index 
 
 inline void check_finite_targets(const char* who, const Eigen::MatrixXd& Y, int y_dim) {
   if (Y.cols() != y_dim)
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": targets have " + std::to_string(Y.cols()) +
-                                " columns, expected " + std::to_string(y_dim));
+    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": targets have " +
+                                std::to_string(Y.cols()) + " columns, expected " +
+                                std::to_string(y_dim));
   for (Eigen::Index i = 0; i < Y.rows(); ++i)
     for (Eigen::Index j = 0; j < Y.cols(); ++j)
-      if (!std::isfinite(Y(i, j))) throw std::invalid_argument(target_error(who, i, j, Y(i, j), "a finite number"));
+      if (!std::isfinite(Y(i, j)))
+        throw std::invalid_argument(target_error(who, i, j, Y(i, j), "a finite number"));
 }
 
 }  // namespace detail

@@ -47,8 +47,10 @@ class PoissonLog {
 
   // Σ over rows. Cost: O(B·d); on Var three fused entries (exp node, sum, dot).
   template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("PoissonLog::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), dim_, dim_);
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("PoissonLog::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(),
+                               dim_, dim_);
     double c = 0.0;
     for (Eigen::Index j = 0; j < Y.cols(); ++j)
       for (Eigen::Index i = 0; i < Y.rows(); ++i) c += std::lgamma(Y(i, j) + 1.0);
@@ -69,7 +71,8 @@ class PoissonLog {
     detail::check_example_shapes("PoissonLog::sample_target", f.size(), dim_, dim_, dim_);
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k)
-      y(k) = static_cast<double>(boost::random::poisson_distribution<long long, double>(std::exp(f(k)))(rng));
+      y(k) = static_cast<double>(
+          boost::random::poisson_distribution<long long, double>(std::exp(f(k)))(rng));
     return y;
   }
   // The rate e^f.
@@ -84,7 +87,8 @@ class PoissonLog {
     for (Eigen::Index i = 0; i < Y.rows(); ++i)
       for (Eigen::Index j = 0; j < Y.cols(); ++j)
         if (!(Y(i, j) >= 0.0) || std::floor(Y(i, j)) != Y(i, j) || !std::isfinite(Y(i, j)))
-          throw std::invalid_argument(detail::target_error("PoissonLog", i, j, Y(i, j), "a non-negative integer count"));
+          throw std::invalid_argument(
+              detail::target_error("PoissonLog", i, j, Y(i, j), "a non-negative integer count"));
   }
 
  private:

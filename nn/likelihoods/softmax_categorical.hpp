@@ -50,8 +50,10 @@ class SoftmaxCategorical {
 
   // Σ over rows. Cost: O(B·K); two statements per row and one sum.
   template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F, const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("SoftmaxCategorical::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(), k_, 1);
+  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
+              const Eigen::MatrixXd& Y) const {
+    detail::check_batch_shapes("SoftmaxCategorical::batch_nll", F.rows(), F.cols(), Y.rows(),
+                               Y.cols(), k_, 1);
     return detail::sum_of_rows(*this, F, Y);
   }
 
@@ -81,20 +83,21 @@ class SoftmaxCategorical {
   }
   void check_targets(const Eigen::MatrixXd& Y) const {
     if (Y.cols() != 1)
-      throw std::invalid_argument("ngvi::nn::SoftmaxCategorical: targets have " + std::to_string(Y.cols()) +
+      throw std::invalid_argument("ngvi::nn::SoftmaxCategorical: targets have " +
+                                  std::to_string(Y.cols()) +
                                   " columns, expected 1 (the class index)");
     for (Eigen::Index i = 0; i < Y.rows(); ++i)
       if (!is_class(Y(i, 0)))
-        throw std::invalid_argument(detail::target_error("SoftmaxCategorical", i, 0, Y(i, 0),
-                                                         "a class index 0.." + std::to_string(k_ - 1)));
+        throw std::invalid_argument(detail::target_error(
+            "SoftmaxCategorical", i, 0, Y(i, 0), "a class index 0.." + std::to_string(k_ - 1)));
   }
 
  private:
   bool is_class(double c) const { return c >= 0.0 && c < k_ && std::floor(c) == c; }
   Eigen::Index class_of(double c) const {
     if (!is_class(c))
-      throw std::invalid_argument(detail::target_error("SoftmaxCategorical::nll", 0, 0, c,
-                                                       "a class index 0.." + std::to_string(k_ - 1)));
+      throw std::invalid_argument(detail::target_error(
+          "SoftmaxCategorical::nll", 0, 0, c, "a class index 0.." + std::to_string(k_ - 1)));
     return static_cast<Eigen::Index>(c);
   }
 

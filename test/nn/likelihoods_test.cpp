@@ -2,8 +2,6 @@
 // batch NLL = Σ per-example NLL, closed-form output Hessians against forward-over-reverse
 // Hessians of the NLL, gradients against finite differences, the Fisher as the expected
 // Hessian and the samplers' moments, and target validation.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <random>
 #include <string>
@@ -13,9 +11,11 @@
 #include <boost/math/distributions/bernoulli.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/poisson.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/autodiff.hpp>
 #include <nn/likelihoods/likelihoods.hpp>
+
 #include <support/check_report.hpp>
 
 BOOST_AUTO_TEST_SUITE(likelihoods_test)
@@ -77,18 +77,21 @@ void check_fisher_and_sampler(const Lik& lik, const Eigen::VectorXd& f, std::uin
   for (Eigen::Index i = 0; i < K; ++i)
     for (Eigen::Index j = 0; j < K; ++j)
       BOOST_TEST(std::abs(mean(i, j) - F(i, j)) <= 6.0 * se(i, j) + 1e-12,
-                 Lik::name << ": E[output_hessian](" << i << "," << j << ") = " << mean(i, j) << " vs fisher "
-                           << F(i, j) << " (se " << se(i, j) << ")");
+                 Lik::name << ": E[output_hessian](" << i << "," << j << ") = " << mean(i, j)
+                           << " vs fisher " << F(i, j) << " (se " << se(i, j) << ")");
   const Eigen::VectorXd ymean = ysum / S;
-  const Eigen::VectorXd yse = ((ysum2 / S - ymean.cwiseProduct(ymean)).cwiseMax(0.0) / S).cwiseSqrt();
+  const Eigen::VectorXd yse =
+      ((ysum2 / S - ymean.cwiseProduct(ymean)).cwiseMax(0.0) / S).cwiseSqrt();
   const Eigen::VectorXd mu = lik.predictive_mean(f);
   if (Lik::name == std::string_view("softmax_categorical")) {
     // y is a class index; its mean is Σ c p_c.
     const double m = Eigen::VectorXd::LinSpaced(mu.size(), 0, mu.size() - 1).dot(mu);
-    BOOST_TEST(std::abs(ymean(0) - m) <= 6.0 * yse(0), "class-index mean " << ymean(0) << " vs " << m);
+    BOOST_TEST(std::abs(ymean(0) - m) <= 6.0 * yse(0),
+               "class-index mean " << ymean(0) << " vs " << m);
   } else {
     for (Eigen::Index k = 0; k < mu.size(); ++k)
-      BOOST_TEST(std::abs(ymean(k) - mu(k)) <= 6.0 * yse(k), Lik::name << ": sample mean " << ymean(k) << " vs " << mu(k));
+      BOOST_TEST(std::abs(ymean(k) - mu(k)) <= 6.0 * yse(k),
+                 Lik::name << ": sample mean " << ymean(k) << " vs " << mu(k));
   }
   if constexpr (requires { lik.predictive_variance(f); }) {
     // E[(y − μ)²] over fresh draws against Var[y | f]; the standard error from the fourth moment.
@@ -101,8 +104,9 @@ void check_fisher_and_sampler(const Lik& lik, const Eigen::VectorXd& f, std::uin
     }
     for (Eigen::Index k = 0; k < mu.size(); ++k) {
       const double m2 = d2(k) / S, se2 = std::sqrt(std::max(d4(k) / S - m2 * m2, 0.0) / S);
-      BOOST_TEST(std::abs(m2 - var(k)) <= 6.0 * se2,
-                 Lik::name << ": sample variance " << m2 << " vs predictive_variance " << var(k) << " (se " << se2 << ")");
+      BOOST_TEST(std::abs(m2 - var(k)) <= 6.0 * se2, Lik::name << ": sample variance " << m2
+                                                               << " vs predictive_variance "
+                                                               << var(k) << " (se " << se2 << ")");
     }
   }
 }
@@ -113,7 +117,8 @@ void check_batch(const Lik& lik, const Eigen::MatrixXd& F, const Eigen::MatrixXd
   double sum = 0.0;
   for (Eigen::Index i = 0; i < F.rows(); ++i)
     sum += lik.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(Y.row(i).transpose()));
-  NGVI_CHECK_REPORT(compare(lik.batch_nll(F, Y), sum, tol::ad_vs_ad, std::string(Lik::name) + ": batch_nll vs Σ nll"));
+  NGVI_CHECK_REPORT(compare(lik.batch_nll(F, Y), sum, tol::ad_vs_ad,
+                            std::string(Lik::name) + ": batch_nll vs Σ nll"));
   const Eigen::VectorXd x = F.reshaped();
   auto batched = [&](const auto& v) {
     using T = typename std::decay_t<decltype(v)>::Scalar;
@@ -125,7 +130,8 @@ void check_batch(const Lik& lik, const Eigen::MatrixXd& F, const Eigen::MatrixXd
     const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> M = v.reshaped(F.rows(), F.cols());
     T s(0.0);
     for (Eigen::Index i = 0; i < M.rows(); ++i)
-      s += lik.nll(Eigen::Matrix<T, Eigen::Dynamic, 1>(M.row(i).transpose()), Eigen::VectorXd(Y.row(i).transpose()));
+      s += lik.nll(Eigen::Matrix<T, Eigen::Dynamic, 1>(M.row(i).transpose()),
+                   Eigen::VectorXd(Y.row(i).transpose()));
     return s;
   };
   NGVI_CHECK_REPORT(compare(ad::gradient(batched, x), ad::gradient(rows, x), tol::ad_vs_ad,
@@ -134,7 +140,9 @@ void check_batch(const Lik& lik, const Eigen::MatrixXd& F, const Eigen::MatrixXd
                             std::string(Lik::name) + ": Hessian of batch_nll vs of Σ nll"));
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -159,8 +167,8 @@ BOOST_AUTO_TEST_CASE(gaussian_learned_noise) {
   BOOST_TEST(lik.net_output_dim() == 1);
   const double s = std::log(3.0);  // τ = 3
   const Eigen::VectorXd f = vec({0.7, s}), y = vec({-0.2});
-  NGVI_CHECK_REPORT(compare(lik.nll(f, y), normal_nll(-0.2, 0.7, 1.0 / std::sqrt(3.0)), tol::closed_form,
-                            "nll vs Boost normal"));
+  NGVI_CHECK_REPORT(compare(lik.nll(f, y), normal_nll(-0.2, 0.7, 1.0 / std::sqrt(3.0)),
+                            tol::closed_form, "nll vs Boost normal"));
   check_derivatives(lik, f, y);
   check_fisher_and_sampler(lik, f, 2);
   Eigen::MatrixXd F(4, 2), Y(4, 1);
@@ -198,11 +206,12 @@ BOOST_AUTO_TEST_CASE(bernoulli_logit) {
   for (double fv : {-3.0, 0.4, 25.0}) {
     for (double yv : {0.0, 1.0}) {
       const double p = 1.0 / (1.0 + std::exp(-fv));
-      const double ref = -std::log(boost::math::pdf(boost::math::bernoulli_distribution<double>(p), yv));
+      const double ref =
+          -std::log(boost::math::pdf(boost::math::bernoulli_distribution<double>(p), yv));
       // For f = 25, 1 − p rounds: compare there with the stable closed form instead.
       const double stable = std::log1p(std::exp(-std::abs(fv))) + std::max(fv, 0.0) - yv * fv;
-      NGVI_CHECK_REPORT(compare(lik.nll(vec({fv}), vec({yv})), fv < 20 ? ref : stable, tol::closed_form,
-                                "nll vs Boost bernoulli"));
+      NGVI_CHECK_REPORT(compare(lik.nll(vec({fv}), vec({yv})), fv < 20 ? ref : stable,
+                                tol::closed_form, "nll vs Boost bernoulli"));
     }
   }
   const Eigen::VectorXd f = vec({0.4}), y = vec({1.0});
@@ -214,7 +223,8 @@ BOOST_AUTO_TEST_CASE(bernoulli_logit) {
   check_batch(lik, F, Y);
   // Large logits neither overflow nor lose the answer.
   BOOST_TEST(std::isfinite(lik.nll(vec({800.0}), vec({0.0}))));
-  NGVI_CHECK_REPORT(compare(lik.nll(vec({800.0}), vec({0.0})), 800.0, tol::closed_form, "nll at f = 800"));
+  NGVI_CHECK_REPORT(
+      compare(lik.nll(vec({800.0}), vec({0.0})), 800.0, tol::closed_form, "nll at f = 800"));
   Eigen::MatrixXd bad(2, 1);
   bad << 1.0, 0.5;
   try {
@@ -233,7 +243,8 @@ BOOST_AUTO_TEST_CASE(softmax_categorical) {
   for (int j = 0; j < 3; ++j) z += std::exp(static_cast<long double>(f(j)));
   for (int c = 0; c < 3; ++c) {
     const double ref = static_cast<double>(-(static_cast<long double>(f(c)) - std::log(z)));
-    NGVI_CHECK_REPORT(compare(lik.nll(f, vec({double(c)})), ref, tol::closed_form, "nll vs long double"));
+    NGVI_CHECK_REPORT(
+        compare(lik.nll(f, vec({double(c)})), ref, tol::closed_form, "nll vs long double"));
   }
   check_derivatives(lik, f, vec({2.0}));
   check_fisher_and_sampler(lik, f, 5);
@@ -241,7 +252,8 @@ BOOST_AUTO_TEST_CASE(softmax_categorical) {
   F << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0, 0.0, 0.1, -0.5;
   Y << 0.0, 2.0, 1.0;
   check_batch(lik, F, Y);
-  NGVI_CHECK_REPORT(compare(lik.predictive_mean(f).sum(), 1.0, tol::closed_form, "probabilities sum to 1"));
+  NGVI_CHECK_REPORT(
+      compare(lik.predictive_mean(f).sum(), 1.0, tol::closed_form, "probabilities sum to 1"));
   BOOST_CHECK_THROW(lik.nll(f, vec({3.0})), std::invalid_argument);
   BOOST_CHECK_THROW(lik.nll(f, vec({0.5})), std::invalid_argument);
   Eigen::MatrixXd bad(2, 1);
@@ -253,8 +265,10 @@ BOOST_AUTO_TEST_CASE(poisson_log) {
   const nn::PoissonLog lik;
   for (double fv : {-1.0, 0.5, 3.0})
     for (double yv : {0.0, 1.0, 7.0}) {
-      const double ref = -std::log(boost::math::pdf(boost::math::poisson_distribution<double>(std::exp(fv)), yv));
-      NGVI_CHECK_REPORT(compare(lik.nll(vec({fv}), vec({yv})), ref, tol::closed_form, "nll vs Boost poisson"));
+      const double ref =
+          -std::log(boost::math::pdf(boost::math::poisson_distribution<double>(std::exp(fv)), yv));
+      NGVI_CHECK_REPORT(
+          compare(lik.nll(vec({fv}), vec({yv})), ref, tol::closed_form, "nll vs Boost poisson"));
     }
   const Eigen::VectorXd f = vec({0.5}), y = vec({3.0});
   check_derivatives(lik, f, y);

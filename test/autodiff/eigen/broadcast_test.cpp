@@ -1,11 +1,11 @@
 // Tests of autodiff/eigen/broadcast.hpp: add_rowwise and add_colwise with Var and double
 // operands against scalar routes and finite differences; a vector of the wrong length throws
 // naming both shapes.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include <boost/test/unit_test.hpp>
 
 #include "routes.hpp"
 
@@ -42,7 +42,8 @@ BOOST_AUTO_TEST_CASE(rowwise_and_colwise_match_scalar_route) {
     T s = 0.0;
     using std::sin;
     for (Eigen::Index j = 0; j < 4; ++j)
-      for (Eigen::Index i = 0; i < 3; ++i) s += sin(th(i + 3 * j) + th(12 + j) + th(16 + i)) * (C(i, j) + th(16 + i));
+      for (Eigen::Index i = 0; i < 3; ++i)
+        s += sin(th(i + 3 * j) + th(12 + j) + th(16 + i)) * (C(i, j) + th(16 + i));
     return s;
   };
   Eigen::VectorXd th(19);

@@ -2,10 +2,10 @@
 // coefficient-wise nodes, on Var<double> (vectorised kernels) and on Var<Dual> (through
 // Hessians), against the same function applied coefficient by coefficient with scalar
 // expressions, and against finite differences; shapes must agree.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <stdexcept>
+
+#include <boost/test/unit_test.hpp>
 
 #include "routes.hpp"
 
@@ -38,17 +38,22 @@ void check_map(MapFused fused_map, MapScalar scalar_map, double shift, double sc
     return s;
   };
   Eigen::VectorXd theta(12);
-  for (Eigen::Index i = 0; i < 12; ++i) theta(i) = shift + scale * std::sin(0.9 * static_cast<double>(i) + 0.3);
+  for (Eigen::Index i = 0; i < 12; ++i)
+    theta(i) = shift + scale * std::sin(0.9 * static_cast<double>(i) + 0.3);
   ngvi::test::check_fused_against_scalar(fused, scalar, theta);
 }
 
 }  // namespace
 
-#define NGVI_MAP_CASE(name, shift, scale)                                                      \
-  BOOST_AUTO_TEST_CASE(name##_matches_scalar_route) {                                         \
-    check_map([](const auto& m) { return ad::name(m); },                                       \
-              [](const auto& x) { using ad::name; using std::name; return std::decay_t<decltype(x)>(name(x)); }, \
-              shift, scale);                                                                   \
+#define NGVI_MAP_CASE(name, shift, scale)                  \
+  BOOST_AUTO_TEST_CASE(name##_matches_scalar_route) {      \
+    check_map([](const auto& m) { return ad::name(m); },   \
+              [](const auto& x) {                          \
+                using ad::name;                            \
+                using std::name;                           \
+                return std::decay_t<decltype(x)>(name(x)); \
+              },                                           \
+              shift, scale);                               \
   }
 
 BOOST_AUTO_TEST_SUITE(elementwise_test)
@@ -66,16 +71,46 @@ NGVI_MAP_CASE(lgamma, 2.0, 1.5)
 
 BOOST_AUTO_TEST_CASE(tanh_near_zero_uses_the_series_branch) {
   check_map([](const auto& m) { return ad::tanh(m); },
-            [](const auto& x) { using std::tanh; return std::decay_t<decltype(x)>(tanh(x)); }, 0.0, 0.1);
+            [](const auto& x) {
+              using std::tanh;
+              return std::decay_t<decltype(x)>(tanh(x));
+            },
+            0.0, 0.1);
 }
 
 BOOST_AUTO_TEST_CASE(square_abs_logistic_softplus_digamma_match_scalar_route) {
-  check_map([](const auto& m) { return ad::square(m); }, [](const auto& x) { return std::decay_t<decltype(x)>(x * x); }, 0.0, 2.0);
-  check_map([](const auto& m) { return ad::abs(m); }, [](const auto& x) { using std::abs; return std::decay_t<decltype(x)>(abs(x)); }, 0.1, 2.0);
-  check_map([](const auto& m) { return ad::logistic(m); }, [](const auto& x) { using ad::logistic; return std::decay_t<decltype(x)>(logistic(x)); }, 0.0, 6.0);
-  check_map([](const auto& m) { return ad::log1p_exp(m); }, [](const auto& x) { using ad::log1p_exp; return std::decay_t<decltype(x)>(log1p_exp(x)); }, 0.0, 8.0);
-  check_map([](const auto& m) { return ad::softplus(m); }, [](const auto& x) { using ad::softplus; return std::decay_t<decltype(x)>(softplus(x)); }, 0.0, 8.0);
-  check_map([](const auto& m) { return ad::digamma(m); }, [](const auto& x) { using ad::digamma; return std::decay_t<decltype(x)>(digamma(x)); }, 2.0, 1.5);
+  check_map([](const auto& m) { return ad::square(m); },
+            [](const auto& x) { return std::decay_t<decltype(x)>(x * x); }, 0.0, 2.0);
+  check_map([](const auto& m) { return ad::abs(m); },
+            [](const auto& x) {
+              using std::abs;
+              return std::decay_t<decltype(x)>(abs(x));
+            },
+            0.1, 2.0);
+  check_map([](const auto& m) { return ad::logistic(m); },
+            [](const auto& x) {
+              using ad::logistic;
+              return std::decay_t<decltype(x)>(logistic(x));
+            },
+            0.0, 6.0);
+  check_map([](const auto& m) { return ad::log1p_exp(m); },
+            [](const auto& x) {
+              using ad::log1p_exp;
+              return std::decay_t<decltype(x)>(log1p_exp(x));
+            },
+            0.0, 8.0);
+  check_map([](const auto& m) { return ad::softplus(m); },
+            [](const auto& x) {
+              using ad::softplus;
+              return std::decay_t<decltype(x)>(softplus(x));
+            },
+            0.0, 8.0);
+  check_map([](const auto& m) { return ad::digamma(m); },
+            [](const auto& x) {
+              using ad::digamma;
+              return std::decay_t<decltype(x)>(digamma(x));
+            },
+            2.0, 1.5);
 }
 
 BOOST_AUTO_TEST_CASE(binary_nodes_match_scalar_route) {

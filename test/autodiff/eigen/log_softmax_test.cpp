@@ -1,9 +1,9 @@
 // Tests of autodiff/eigen/log_softmax.hpp: against x − log_sum_exp(x) written with scalar
 // expressions, finite differences, and the identity Σ exp(log_softmax(x)) = 1, also where
 // exp(x) overflows.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
+
+#include <boost/test/unit_test.hpp>
 
 #include "routes.hpp"
 
@@ -52,7 +52,8 @@ BOOST_AUTO_TEST_CASE(probabilities_sum_to_one_without_overflow) {
   const Eigen::Vector3d x(800.0, 799.0, -5.0);
   const Eigen::VectorXd y = ad::log_softmax(x);
   NGVI_CHECK_REPORT(vf::compare(y.array().exp().sum(), 1.0, tol::closed_form, "Σ softmax"));
-  NGVI_CHECK_REPORT(vf::compare(y(0) - y(1), 1.0, tol::closed_form, "log-ratio of the two largest"));
+  NGVI_CHECK_REPORT(
+      vf::compare(y(0) - y(1), 1.0, tol::closed_form, "log-ratio of the two largest"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

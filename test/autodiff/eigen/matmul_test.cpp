@@ -2,11 +2,11 @@
 // with double×Var, Var×double and Var×Var operands, contiguous and scattered operands (a
 // row-major block read transposed), against Eigen's scalar product on Var and finite
 // differences; double×double is Eigen's product; mismatched shapes throw naming both shapes.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include <boost/test/unit_test.hpp>
 
 #include "routes.hpp"
 
@@ -40,16 +40,17 @@ struct Chain {
       if constexpr (Fused) {
         return ad::matmul(a, b);
       } else {
-        using S = typename Eigen::ScalarBinaryOpTraits<typename std::decay_t<decltype(a)>::Scalar,
-                                                       typename std::decay_t<decltype(b)>::Scalar>::ReturnType;
+        using S = typename Eigen::ScalarBinaryOpTraits<
+            typename std::decay_t<decltype(a)>::Scalar,
+            typename std::decay_t<decltype(b)>::Scalar>::ReturnType;
         // Eigen's GEMM kernels do not mix double with Var: cast both sides (one reason the
         // fused node exists).
         return Mat<S>(a.template cast<S>() * b.template cast<S>());
       }
     };
-    const Mat<T> Z = product(X, W);                 // double × Var (W scattered)
-    const Mat<T> Z2 = product(Z, W.transpose());    // Var × Var (Wᵀ contiguous)
-    const Mat<T> Z3 = product(W, Y);                // Var × double
+    const Mat<T> Z = product(X, W);               // double × Var (W scattered)
+    const Mat<T> Z2 = product(Z, W.transpose());  // Var × Var (Wᵀ contiguous)
+    const Mat<T> Z3 = product(W, Y);              // Var × double
     T s = 0.0;
     using std::sin;
     for (Eigen::Index i = 0; i < Z2.size(); ++i) s += sin(Z2(i));

@@ -1,9 +1,9 @@
 // Tests of autodiff/eigen/reductions.hpp: sum, squared_norm, dot (Var·Var, double·Var,
 // Var·double) and log_sum_exp of a vector, against scalar-expression routes, finite
 // differences and closed forms (log_sum_exp stays finite where exp overflows).
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
+
+#include <boost/test/unit_test.hpp>
 
 #include "routes.hpp"
 
@@ -66,7 +66,8 @@ BOOST_AUTO_TEST_CASE(log_sum_exp_matches_scalar_route_and_closed_form) {
   const Eigen::Vector2d big(1000.0, 1000.0);
   Eigen::VectorXd g;
   const double v = ad::value_and_gradient(fused, big, g);
-  NGVI_CHECK_REPORT(vf::compare(v, 1000.0 + std::log(2.0), tol::closed_form, "log_sum_exp(1000, 1000)"));
+  NGVI_CHECK_REPORT(
+      vf::compare(v, 1000.0 + std::log(2.0), tol::closed_form, "log_sum_exp(1000, 1000)"));
   NGVI_CHECK_REPORT(vf::compare(g, Eigen::Vector2d(0.5, 0.5), tol::closed_form, "its gradient"));
 }
 

@@ -2,14 +2,15 @@
 // gradient of the total loss and each equals the gradient of its own term; results are
 // bitwise identical for 1, 2 and 7 threads and any block size; per_example_hessians match
 // hessian() of each term; a negative thread count is rejected with a message.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
+#include <boost/test/unit_test.hpp>
+
 #include <autodiff/autodiff.hpp>
 #include <autodiff/verify/check.hpp>
+
 #include <support/check_report.hpp>
 
 namespace {
@@ -23,7 +24,8 @@ struct Terms {
   Eigen::MatrixXd X;
   Eigen::VectorXd y;
   Terms() : X(203, 4), y(203) {
-    for (Eigen::Index i = 0; i < X.size(); ++i) X(i) = std::sin(0.37 * static_cast<double>(i) + 1.0);
+    for (Eigen::Index i = 0; i < X.size(); ++i)
+      X(i) = std::sin(0.37 * static_cast<double>(i) + 1.0);
     for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = (i % 3 == 0) ? 1.0 : 0.0;
   }
   template <class V>
@@ -63,7 +65,8 @@ BOOST_AUTO_TEST_CASE(rows_sum_to_the_batch_gradient_and_match_one_at_a_time) {
     auto one = [&](const auto& th) { return terms(th, i); };
     Eigen::VectorXd g;
     const double v = ad::value_and_gradient(one, theta0(), g);
-    NGVI_CHECK_REPORT(vf::compare(G.row(i).transpose().eval(), g, tol::exact, "row vs its own gradient"));
+    NGVI_CHECK_REPORT(
+        vf::compare(G.row(i).transpose().eval(), g, tol::exact, "row vs its own gradient"));
     NGVI_CHECK_REPORT(vf::compare(losses(i), v, tol::exact, "loss of the example"));
   }
 }
@@ -87,8 +90,8 @@ BOOST_AUTO_TEST_CASE(per_example_hessians_match_hessian_of_each_term) {
   BOOST_TEST_REQUIRE(H.size() == 9u);
   for (Eigen::Index i = 0; i < 9; ++i) {
     auto one = [&](const auto& th) { return terms(th, i); };
-    NGVI_CHECK_REPORT(vf::compare(H[static_cast<std::size_t>(i)], ad::hessian(one, theta0()), tol::exact,
-                                  "per-example Hessian vs hessian()"));
+    NGVI_CHECK_REPORT(vf::compare(H[static_cast<std::size_t>(i)], ad::hessian(one, theta0()),
+                                  tol::exact, "per-example Hessian vs hessian()"));
   }
   auto one = [&](const auto& th) { return terms(th, 4); };
   NGVI_CHECK_REPORT(vf::check_hessian(one, theta0()));
@@ -97,7 +100,8 @@ BOOST_AUTO_TEST_CASE(per_example_hessians_match_hessian_of_each_term) {
 BOOST_AUTO_TEST_CASE(negative_thread_count_is_rejected) {
   const Terms terms;
   ad::RowMatrixXd G;
-  BOOST_CHECK_THROW(ad::per_example_gradients(terms, theta0(), 10, G, {-1, 4}), std::invalid_argument);
+  BOOST_CHECK_THROW(ad::per_example_gradients(terms, theta0(), 10, G, {-1, 4}),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
