@@ -82,10 +82,11 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s) {
 void print_split_lines(const UciRun& run) {
   for (const SplitResult& r : run.splits) {
     if (r.ok && r.tuning.empty())  // --validation-folds 0: nothing was scored before the test
-      fmt::print("  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g}, {} epochs, not tuned; "
-                 "{:.2f} s)\n",
-                 r.split, r.rmse, r.log_likelihood, r.noise_precision, r.prior_precision, r.epochs,
-                 r.seconds);
+      fmt::print(
+          "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g}, {} epochs, not tuned; "
+          "{:.2f} s)\n",
+          r.split, r.rmse, r.log_likelihood, r.noise_precision, r.prior_precision, r.epochs,
+          r.seconds);
     else if (r.ok)
       fmt::print(
           "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g}, {} epochs, {} {:.3f}; "

@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(two_steps_match_algorithm_1_line_by_line) {
         const ArrayXd sd = (o.kl_weight / n / (fisher.array() + gamma)).sqrt();
         const VectorXd w = mu + (sd * vi::standard_normal(r, mu.size()).array()).matrix();
         const VectorXd residual = y - Phi * w;
-        const MatrixXd G = -(f.tau * residual).asDiagonal() * Phi;  // row i = ∇ℓᵢ(w)
+        const MatrixXd G = (-f.tau * residual).asDiagonal() * Phi;  // row i = ∇ℓᵢ(w)
         const VectorXd v = -G.colwise().mean().transpose() - gamma * w;
         m = o.beta1 * m + (1.0 - o.beta1) * v;
         fisher = o.beta2 * fisher + (1.0 - o.beta2) * G.colwise().squaredNorm().transpose() / n;

@@ -5,9 +5,9 @@
 
 #include <cmath>
 #include <functional>
-#include <utility>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <Eigen/Core>
 
@@ -230,8 +230,9 @@ BOOST_AUTO_TEST_CASE(fan_in_uniform_draws_weights_and_biases) {
   Eigen::VectorXd th;
   net.init(th, rng);
   const auto& L = net.layout();
-  for (const auto& [block, fan_in] : {std::pair{"dense0.weight", 13.0}, std::pair{"dense0.bias", 13.0},
-                                      std::pair{"dense1.weight", 50.0}}) {
+  for (const auto& [block, fan_in] :
+       {std::pair{"dense0.weight", 13.0}, std::pair{"dense0.bias", 13.0},
+        std::pair{"dense1.weight", 50.0}}) {
     const auto v = nn::vector_view(th, L.block(block));
     BOOST_TEST_CONTEXT(block) {
       BOOST_TEST(v.cwiseAbs().maxCoeff() <= 1.0 / std::sqrt(fan_in));

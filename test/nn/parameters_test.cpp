@@ -170,8 +170,9 @@ BOOST_AUTO_TEST_CASE(fan_in_uniform_has_the_documented_bound_and_moments) {
   Eigen::VectorXf theta_f = Eigen::VectorXf::Zero(l.size());
   std::mt19937_64 rng_f(11);
   nn::init_fan_in_uniform(theta_f, w, rng_f, 13);
-  BOOST_TEST((nn::vector_view(theta_f, w) - nn::vector_view(theta, w).cast<float>()).cwiseAbs().maxCoeff() ==
-             0.0f);
+  BOOST_TEST((nn::vector_view(theta_f, w) - nn::vector_view(theta, w).cast<float>())
+                 .cwiseAbs()
+                 .maxCoeff() == 0.0f);
   BOOST_CHECK_THROW(nn::init_fan_in_uniform(theta, w, rng, 0), std::invalid_argument);
 }
 
