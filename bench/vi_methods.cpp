@@ -147,12 +147,14 @@ vi::IvonOptions ivon_options() {
   return o;
 }
 
-// δ = 1 as `ngvi uci` runs it: Algorithm 1 starts at the prior's variance 1/δ (fisher_init = 0),
-// and from the reference's δ = 0.1 (sd 3.2 on every weight) it diverges on this network.
+// δ = 1 and f₀ = 1 as `ngvi uci` runs it: from Algorithm 1's f₀ = 0 the first draws have the
+// prior's variance 1/δ and the mean is non-finite within a few iterations on this network
+// (inference/noisy_adam.hpp).
 vi::NoisyAdamOptions noisy_adam_options() {
   vi::NoisyAdamOptions o;
   o.loop = one_thread_loop();
   o.prior_precision = 1.0;
+  o.fisher_init = 1.0;
   return o;
 }
 

@@ -22,7 +22,14 @@
 //                                     Graves's method square): at its fixed point q is NOT the
 //                                     mean-field posterior (the residuals enter f).
 // As Alg. 1 is written, f is not bias-corrected (Adam's v̂ is) and starts at fisher_init (0: the
-// first draws have the prior's variance, λ/(Nγ) = η). γ_ex, the extrinsic damping, is added to the
+// first draws have the prior's variance, λ/(Nγ) = η). On a network that start is unstable: the
+// first weights are drawn at the prior's spread, so the residuals are large, and after step k the
+// preconditioner is √((1 − β₂ᵏ)·F) with F a Fisher that, unlike Adam's squared gradients, does
+// not grow with the residuals: the first steps are ~α·√τ·|residual|/√(1 − β₂), ~10 per weight on
+// 13-50-1 Boston at δ = 1, τ = 10, α = 0.01, and μ is non-finite by iteration 7 (so is an
+// independent NumPy transcription of Alg. 1). fisher_init = 1 (q starts at sd ≈ 1/√N, VOGN's
+// s₀ = 1 start) is stable there, and is what `ngvi uci`/`ngvi fit` use; the fixed point does not
+// depend on f₀. γ_ex, the extrinsic damping, is added to the
 // preconditioner of the mean only (an optimisation device; 0 = Alg. 1 exactly, as the paper's
 // experiments ran: "we found we did not need to do this"). With S > 1 MC samples v and f̂ are
 // averaged over S draws; S = 0 evaluates at w = μ (no noise: Adam with the prior as weight decay).
@@ -76,7 +83,8 @@ struct NoisyAdamOptions {
   int fisher_samples = 1;
   // γ_ex, extra damping of the mean's preconditioner only (0: Algorithm 1 as written).
   double extrinsic_damping = 0.0;
-  // f at the start, every entry (0: Algorithm 1, Adam's v₀ = 0).
+  // f at the start, every entry (0: Algorithm 1, Adam's v₀ = 0; a network needs more, e.g. 1 —
+  // see the file comment).
   double fisher_init = 0.0;
   // S, weight samples per step (0: at the mean).
   int mc_samples = 1;

@@ -19,7 +19,8 @@
 
 namespace ngvi::nn {
 
-// How Sequential::init draws a dense layer's weights (biases always start at 0).
+// How Sequential::init draws a dense layer's weights (biases start at 0, except under
+// fan_in_uniform).
 enum class Init {
   automatic,       // He normal if the next layer is a Relu, else Glorot uniform
   glorot_uniform,  // U(±sqrt(6 / (in + out)))
@@ -27,6 +28,9 @@ enum class Init {
   he_normal,       // N(0, 2 / in)
   he_uniform,      // U(±sqrt(6 / in))
   zeros,           // all zero (e.g. a last layer that starts at the prior mean)
+  // U(±1/sqrt(in)) for the weights AND the bias: PyTorch nn.Linear's default, the start of the
+  // PyTorch VI references; `ngvi uci` and `ngvi fit` use it (README, "UCI regression").
+  fan_in_uniform,
 };
 
 struct Dense {

@@ -61,9 +61,11 @@ class Sequential {
   Sequential(std::initializer_list<Layer> layers) : Sequential(std::vector<Layer>(layers)) {}
   explicit Sequential(std::vector<Layer> layers) : layers_(std::move(layers)) { build(); }
 
-  // widths = {in, h1, ..., out}: Dense layers with `activation` between them, linear output.
+  // widths = {in, h1, ..., out}: Dense layers with `activation` between them, linear output,
+  // every dense layer initialised by `how`.
   // E.g. Sequential::mlp({13, 50, 1}, Tanh{}) == Sequential{Dense(13,50), Tanh{}, Dense(50,1)}.
-  static Sequential mlp(const std::vector<Eigen::Index>& widths, const Layer& activation) {
+  static Sequential mlp(const std::vector<Eigen::Index>& widths, const Layer& activation,
+                        Init how = Init::automatic) {
     if (widths.size() < 2)
       throw std::invalid_argument("ngvi::nn::Sequential::mlp: need at least input and output widths");
     if (std::holds_alternative<Dense>(activation))
@@ -71,7 +73,7 @@ class Sequential {
     std::vector<Layer> layers;
     for (std::size_t k = 0; k + 1 < widths.size(); ++k) {
       if (k > 0) layers.push_back(activation);
-      layers.push_back(Dense(widths[k], widths[k + 1]));
+      layers.push_back(Dense(widths[k], widths[k + 1], how));
     }
     return Sequential(std::move(layers));
   }
@@ -90,8 +92,8 @@ class Sequential {
     return s;
   }
 
-  // Resizes θ to num_params() and draws each dense layer's weights by its Init (biases 0).
-  // Cost: O(P) draws from rng.
+  // Resizes θ to num_params() and draws each dense layer's weights by its Init (biases 0, but
+  // for fan_in_uniform: drawn after the layer's weights). Cost: O(P) draws from rng.
   void init(Eigen::VectorXd& theta, std::mt19937_64& rng) const {
     theta.setZero(num_params());
     for (const DenseSlot& d : dense_) {
@@ -107,6 +109,10 @@ class Sequential {
         case Init::he_uniform: init_he_uniform(theta, d.weight, rng); break;
         case Init::zeros:
         case Init::automatic: init_zeros(theta, d.weight); break;
+        case Init::fan_in_uniform:
+          init_fan_in_uniform(theta, d.weight, rng, d.weight.cols);
+          init_fan_in_uniform(theta, d.bias, rng, d.weight.cols);
+          continue;
       }
       init_zeros(theta, d.bias);
     }

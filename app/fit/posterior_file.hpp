@@ -46,12 +46,15 @@ struct NetworkSpec {
   double noise_precision = 1.0;      // τ, standardised units (regression)
   int classes = 0;                   // C (classification)
 
-  // {D, hidden..., outputs}: the MLP this spec describes. Cost: O(layers).
+  // {D, hidden..., outputs}: the MLP this spec describes, initialised as `ngvi uci`'s networks
+  // are (nn::Init::fan_in_uniform; the initialisation does not affect a loaded posterior).
+  // Cost: O(layers).
   nn::Sequential network() const {
     std::vector<Eigen::Index> widths{static_cast<Eigen::Index>(inputs.size())};
     widths.insert(widths.end(), hidden.begin(), hidden.end());
     widths.push_back(classification ? classes : 1);
-    return nn::Sequential::mlp(widths, tanh ? nn::Layer(nn::Tanh{}) : nn::Layer(nn::Relu{}));
+    return nn::Sequential::mlp(widths, tanh ? nn::Layer(nn::Tanh{}) : nn::Layer(nn::Relu{}),
+                               nn::Init::fan_in_uniform);
   }
 };
 

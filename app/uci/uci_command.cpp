@@ -81,7 +81,13 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s) {
 
 void print_split_lines(const UciRun& run) {
   for (const SplitResult& r : run.splits) {
-    if (r.ok)
+    if (r.ok && r.tuning.empty())  // --validation-folds 0: nothing was scored before the test
+      fmt::print(
+          "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g}, {} epochs, not tuned; "
+          "{:.2f} s)\n",
+          r.split, r.rmse, r.log_likelihood, r.noise_precision, r.prior_precision, r.epochs,
+          r.seconds);
+    else if (r.ok)
       fmt::print(
           "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g}, {} epochs, {} {:.3f}; "
           "{} tuning fits; {:.2f} s)\n",
@@ -116,15 +122,21 @@ int run(const UciCommandOptions& opt) {
   const std::size_t n_splits = first.splits.size();
   fmt::print(
       "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
-      "± standard error over splits.\nHyperparameters: τ (noise precision), δ (prior precision) "
-      "and epochs chosen per split {} of its training set (laplace: τ and δ by the Laplace "
-      "evidence on the training set); seed {}.\n\n",
+      "± standard error over splits.\n{} (laplace: τ and δ by the Laplace evidence on the "
+      "training set); seed {}.\n\n",
       first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units,
-      opt.protocol.validation_folds > 1
-          ? fmt::format("by {}-fold cross-validation", opt.protocol.validation_folds)
-          : fmt::format("on an inner {:.0f}/{:.0f} validation split",
-                        100 * (1 - opt.protocol.validation_fraction),
-                        100 * opt.protocol.validation_fraction),
+      opt.protocol.validation_folds == 0
+          ? fmt::format("Hyperparameters: NOT tuned: τ = {:g}, δ = {:g} and all the epochs on "
+                        "every split",
+                        opt.protocol.initial_noise_precision, opt.protocol.method.prior_precision)
+          : fmt::format(
+                "Hyperparameters: τ (noise precision), δ (prior precision) and epochs chosen per "
+                "split {} of its training set",
+                opt.protocol.validation_folds > 1
+                    ? fmt::format("by {}-fold cross-validation", opt.protocol.validation_folds)
+                    : fmt::format("on an inner {:.0f}/{:.0f} validation split",
+                                  100 * (1 - opt.protocol.validation_fraction),
+                                  100 * opt.protocol.validation_fraction)),
       opt.common.seed);
   fmt::print("{:<34} {:>16} {:>17} {:>10} {:>9} {:>8} {:>9}\n", "method", "test RMSE", "test LL",
              "median τ", "median δ", "epochs", "seconds");
@@ -302,8 +314,11 @@ Subcommand add_uci_command(CLI::App& root) {
                   "K >= 2: choose τ, δ and epochs by K-fold cross-validation on the training rows "
                   "(K consecutive blocks; every setting costs K fits, scored by the LL of all "
                   "training rows); 1: the single inner 80/20 split (on Boston's 91-row validation "
-                  "sets VOGN's test LL is −2.65 with it, −2.61 with 3 folds); not laplace")
-      ->check(CLI::Range(1, 20))
+                  "sets VOGN's test LL is −2.65 with it, −2.61 with 3 folds); 0: no tuning, every "
+                  "split fits τ = --initial-noise-precision, δ = --prior-precision and all the "
+                  "epochs (the PyTorch reference's protocol: its settings were tuned once, on "
+                  "split 0's training rows); not laplace")
+      ->check(CLI::Range(0, 20))
       ->capture_default_str();
   cmd->add_option("--max-tuning-fits", p.max_tuning_fits,
                   "settings (τ, δ) tried per training split, at most, each K fits of the "

@@ -56,7 +56,9 @@ struct UciProtocolOptions {
   double validation_fraction = 0.2;  // share of each training set held out for tuning (Gal's)
   // K ≥ 2: K-fold cross-validation on the training rows instead (fold f validates on the f-th of
   // K consecutive blocks, each fit scored by the validation LL of all N rows, so each setting
-  // costs K fits); 1: the single split above.
+  // costs K fits); 1: the single split above; 0: no tuning at all — every split fits
+  // τ = initial_noise_precision, δ = method.prior_precision and all of the method's epochs (the
+  // PyTorch reference's protocol, whose settings were tuned once on split 0; not laplace).
   // 3: the single 91-row validation set of a Boston split picks τ too noisily (VOGN, 20 splits:
   // test LL −2.654 with one split, −2.608 with 3 folds at 3× the tuning cost).
   int validation_folds = 3;

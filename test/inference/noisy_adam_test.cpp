@@ -78,6 +78,61 @@ void check_means(const VectorXd& mean, const ngvi::test::ConjugateLinear& f) {
 
 }  // namespace
 
+// Two iterations of Algorithm 1 (empirical Fisher, one sample, the full batch as the minibatch)
+// against a transcription of the algorithm's lines, with the same draws: w ~ N(μ, (λ/N)/(f + γ)),
+// v = −ĝ(w) − γw, m ← β₁m + (1−β₁)v, f ← β₂f + (1−β₂)·mean gᵢ², μ ← μ + α·m/(1−β₁ᵏ)/√(f + γ) with
+// f NOT bias-corrected, and q's precision (N/λ)(f + γ); once from Algorithm 1's f₀ = 0 and once
+// from the tool's f₀ = 1 (app/methods/fit_baselines.cpp). λ = 0.5 so that γ = λδ/N is told apart
+// from δ/N. The transcription's gradient is the linear model's closed form −τ(yᵢ − φᵢᵀw)φᵢ.
+BOOST_AUTO_TEST_CASE(two_steps_match_algorithm_1_line_by_line) {
+  const auto f = ngvi::test::make_conjugate_linear(12, 2, 4.0, 2.0, 3);
+  const auto model = f.model();
+  const MatrixXd Phi = f.Phi();
+  const VectorXd y = f.Y.col(0);
+  const double n = 12.0;
+  const std::vector<Eigen::Index> batch = nn::all_examples(model.num_examples());
+  for (const double f0 : {0.0, 1.0}) {
+    BOOST_TEST_CONTEXT("f0 = " << f0) {
+      vi::NoisyAdamOptions o;
+      o.prior_precision = f.delta;
+      o.kl_weight = 0.5;
+      o.fisher = vi::NoisyAdamFisher::empirical_fisher;
+      o.fisher_init = f0;
+      o.learning_rate = {0.03};
+      o.beta1 = 0.8;
+      o.beta2 = 0.9;
+      vi::Rng rng(31);
+      vi::NoisyAdam<decltype(model)> method(model, o, rng);
+      // The transcription, drawing from a copy of the generator in the method's order.
+      vi::Rng r(31);
+      VectorXd mu = vi::initial_mean(model, r);
+      BOOST_TEST(mu.cwiseAbs().maxCoeff() > 0.0);  // a drawn start, not zeros
+      const double gamma = o.kl_weight * f.delta / n;
+      VectorXd m = VectorXd::Zero(mu.size()), fisher = VectorXd::Constant(mu.size(), f0);
+      vi::Counters c;
+      for (int k = 1; k <= 2; ++k) {
+        const ArrayXd sd = (o.kl_weight / n / (fisher.array() + gamma)).sqrt();
+        const VectorXd w = mu + (sd * vi::standard_normal(r, mu.size()).array()).matrix();
+        const VectorXd residual = y - Phi * w;
+        const MatrixXd G = (-f.tau * residual).asDiagonal() * Phi;  // row i = ∇ℓᵢ(w)
+        const VectorXd v = -G.colwise().mean().transpose() - gamma * w;
+        m = o.beta1 * m + (1.0 - o.beta1) * v;
+        fisher = o.beta2 * fisher + (1.0 - o.beta2) * G.colwise().squaredNorm().transpose() / n;
+        const VectorXd m_tilde = m / (1.0 - std::pow(o.beta1, k));
+        mu = mu + 0.03 * (m_tilde.array() / (fisher.array() + gamma).sqrt()).matrix();
+        method.step(ngvi::test::step_on(batch, k), rng, c);
+        NGVI_CHECK_REPORT(compare(method.posterior().mean(), mu, tol::exact_update,
+                                  "noisy-Adam mean after step " + std::to_string(k)));
+        NGVI_CHECK_REPORT(compare(method.fisher_estimate(), fisher, tol::exact_update,
+                                  "noisy-Adam f after step " + std::to_string(k)));
+        NGVI_CHECK_REPORT(compare(method.posterior().precision(),
+                                  VectorXd((n / o.kl_weight) * (fisher.array() + gamma)),
+                                  tol::exact_update, "noisy-Adam precision (N/λ)(f + γ)"));
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(sampled_fisher_settles_at_the_mean_field_optimum) {
   const auto f = ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 5);
   const auto model = f.model();

@@ -7,6 +7,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <Eigen/Core>
 
@@ -219,6 +220,27 @@ BOOST_AUTO_TEST_CASE(init_follows_the_layer_choice) {
   BOOST_TEST(nn::vector_view(th, L.block("dense0.bias")).cwiseAbs().maxCoeff() == 0.0);
   BOOST_TEST(nn::vector_view(th, L.block("dense2.weight")).cwiseAbs().maxCoeff() <= std::sqrt(6.0 / 12.0));
   BOOST_TEST(nn::vector_view(th, L.block("dense0.weight")).cwiseAbs().maxCoeff() > std::sqrt(6.0 / 50.0));  // He normal
+}
+
+// Init::fan_in_uniform (through Sequential::mlp) draws the biases too, with the weight's fan-in:
+// U(±1/sqrt(in)) for both blocks of each layer.
+BOOST_AUTO_TEST_CASE(fan_in_uniform_draws_weights_and_biases) {
+  const nn::Sequential net = nn::Sequential::mlp({13, 50, 1}, nn::Relu{}, nn::Init::fan_in_uniform);
+  std::mt19937_64 rng(5);
+  Eigen::VectorXd th;
+  net.init(th, rng);
+  const auto& L = net.layout();
+  for (const auto& [block, fan_in] :
+       {std::pair{"dense0.weight", 13.0}, std::pair{"dense0.bias", 13.0},
+        std::pair{"dense1.weight", 50.0}}) {
+    const auto v = nn::vector_view(th, L.block(block));
+    BOOST_TEST_CONTEXT(block) {
+      BOOST_TEST(v.cwiseAbs().maxCoeff() <= 1.0 / std::sqrt(fan_in));
+      BOOST_TEST(v.cwiseAbs().minCoeff() > 0.0);
+    }
+  }
+  BOOST_TEST(std::abs(th(th.size() - 1)) <= 1.0 / std::sqrt(50.0));  // the output bias
+  BOOST_TEST(th(th.size() - 1) != 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(bad_shapes_are_rejected) {
