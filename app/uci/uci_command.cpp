@@ -285,7 +285,7 @@ Subcommand add_uci_command(CLI::App& root) {
   cmd->add_option("--prior-precisions", p.prior_precisions,
                   "the prior precisions δ tried at the best τ, e.g. 0.1,1,10 (not laplace); "
                   "default: none, δ stays at δ₀ (on Boston's 91-row validation sets that grid "
-                  "overfits them: VOGN's test LL −2.76 with it, −2.65 without)")
+                  "overfits them and VOGN's test LL got worse; README, UCI regression)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -313,8 +313,8 @@ Subcommand add_uci_command(CLI::App& root) {
   cmd->add_option("--validation-folds", p.validation_folds,
                   "K >= 2: choose τ, δ and epochs by K-fold cross-validation on the training rows "
                   "(K consecutive blocks; every setting costs K fits, scored by the LL of all "
-                  "training rows); 1: the single inner 80/20 split (on Boston's 91-row validation "
-                  "sets VOGN's test LL is −2.65 with it, −2.61 with 3 folds); 0: no tuning, every "
+                  "training rows); 1: the single inner 80/20 split (noisier: on Boston's 91-row "
+                  "validation sets VOGN's test LL is worse than with 3 folds); 0: no tuning, every "
                   "split fits τ = --initial-noise-precision, δ = --prior-precision and all the "
                   "epochs (the PyTorch reference's protocol: its settings were tuned once, on "
                   "split 0's training rows); not laplace")
