@@ -16,6 +16,7 @@
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/elementary.hpp>
+#include <autodiff/expr/function_list.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/log_sum_exp.hpp>
 #include <autodiff/expr/operators.hpp>

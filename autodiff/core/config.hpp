@@ -26,7 +26,9 @@ inline constexpr bool checked_mode = false;
 #endif
 
 // Thrown for misuse of the engine: a variable from a rewound scope or another thread's tape,
-// a tape that grew past 2^32 entries, mismatched shapes handed to a fused node.
+// a tape that grew past 2^32 entries. (Bad arguments to a function — mismatched shapes handed
+// to a fused node, a direction of the wrong length — throw std::invalid_argument instead,
+// in every build.)
 class usage_error : public std::logic_error {
  public:
   using std::logic_error::logic_error;

@@ -15,12 +15,14 @@
 #include <autodiff/core/config.hpp>
 #include <autodiff/core/scalar_traits.hpp>
 #include <autodiff/expr/elementary.hpp>
+#include <autodiff/expr/function_list.hpp>
 
 namespace ngvi::ad {
 
 template <class T, int K>
 struct Dual {
-  static_assert(K >= 1, "ngvi::ad::Dual<T, K>: K, the number of tangent directions, must be at least 1");
+  static_assert(K >= 1,
+                "ngvi::ad::Dual<T, K>: K, the number of tangent directions, must be at least 1");
   T v;
   T d[K];
 
@@ -163,18 +165,18 @@ inline Dual<T, K> operator/(double c, const Dual<T, K>& a) {
 }
 
 // Comparisons look at values only, so branches in user code follow the primal computation.
-#define NGVI_AD_DUAL_COMPARE(op)                                                  \
-  template <class T, int K>                                                       \
-  inline bool operator op(const Dual<T, K>& a, const Dual<T, K>& b) {             \
-    return value_of(a) op value_of(b);                                            \
-  }                                                                               \
-  template <class T, int K>                                                       \
-  inline bool operator op(const Dual<T, K>& a, double b) {                        \
-    return value_of(a) op b;                                                      \
-  }                                                                               \
-  template <class T, int K>                                                       \
-  inline bool operator op(double a, const Dual<T, K>& b) {                        \
-    return a op value_of(b);                                                      \
+#define NGVI_AD_DUAL_COMPARE(op)                                      \
+  template <class T, int K>                                           \
+  inline bool operator op(const Dual<T, K>& a, const Dual<T, K>& b) { \
+    return value_of(a) op value_of(b);                                \
+  }                                                                   \
+  template <class T, int K>                                           \
+  inline bool operator op(const Dual<T, K>& a, double b) {            \
+    return value_of(a) op b;                                          \
+  }                                                                   \
+  template <class T, int K>                                           \
+  inline bool operator op(double a, const Dual<T, K>& b) {            \
+    return a op value_of(b);                                          \
   }
 NGVI_AD_DUAL_COMPARE(==)
 NGVI_AD_DUAL_COMPARE(!=)
@@ -254,73 +256,39 @@ inline Dual<T, K> dual_binary(double x, const Dual<T, K>& y) {
 }
 }  // namespace detail
 
-#define NGVI_AD_DUAL_UNARY(name, Op)                     \
-  template <class T, int K>                              \
-  inline Dual<T, K> name(const Dual<T, K>& x) {          \
-    return detail::dual_unary<fn::Op>(x);                \
+#define NGVI_AD_DUAL_UNARY(name, Op)            \
+  template <class T, int K>                     \
+  inline Dual<T, K> name(const Dual<T, K>& x) { \
+    return detail::dual_unary<fn::Op>(x);       \
   }
-NGVI_AD_DUAL_UNARY(exp, Exp)
-NGVI_AD_DUAL_UNARY(expm1, Expm1)
-NGVI_AD_DUAL_UNARY(log, Log)
-NGVI_AD_DUAL_UNARY(log1p, Log1p)
-NGVI_AD_DUAL_UNARY(log2, Log2)
-NGVI_AD_DUAL_UNARY(log10, Log10)
-NGVI_AD_DUAL_UNARY(sqrt, Sqrt)
-NGVI_AD_DUAL_UNARY(cbrt, Cbrt)
-NGVI_AD_DUAL_UNARY(square, Square)
-NGVI_AD_DUAL_UNARY(abs, Abs)
-NGVI_AD_DUAL_UNARY(fabs, Abs)
-NGVI_AD_DUAL_UNARY(sin, Sin)
-NGVI_AD_DUAL_UNARY(cos, Cos)
-NGVI_AD_DUAL_UNARY(tan, Tan)
-NGVI_AD_DUAL_UNARY(asin, Asin)
-NGVI_AD_DUAL_UNARY(acos, Acos)
-NGVI_AD_DUAL_UNARY(atan, Atan)
-NGVI_AD_DUAL_UNARY(sinh, Sinh)
-NGVI_AD_DUAL_UNARY(cosh, Cosh)
-NGVI_AD_DUAL_UNARY(tanh, Tanh)
-NGVI_AD_DUAL_UNARY(asinh, Asinh)
-NGVI_AD_DUAL_UNARY(acosh, Acosh)
-NGVI_AD_DUAL_UNARY(atanh, Atanh)
-NGVI_AD_DUAL_UNARY(erf, Erf)
-NGVI_AD_DUAL_UNARY(erfc, Erfc)
-NGVI_AD_DUAL_UNARY(lgamma, Lgamma)
-NGVI_AD_DUAL_UNARY(tgamma, Tgamma)
-NGVI_AD_DUAL_UNARY(digamma, Digamma)
-NGVI_AD_DUAL_UNARY(trigamma, Trigamma)
-NGVI_AD_DUAL_UNARY(logistic, Logistic)
-NGVI_AD_DUAL_UNARY(log1p_exp, Log1pExp)
-NGVI_AD_DUAL_UNARY(softplus, Log1pExp)
+NGVI_AD_UNARY_FUNCTIONS(NGVI_AD_DUAL_UNARY)
 #undef NGVI_AD_DUAL_UNARY
 
 // The n-th polygamma of a dual number; its derivative is polygamma(n + 1).
 template <class T, int K>
 inline Dual<T, K> polygamma(int n, const Dual<T, K>& x) {
   Dual<T, K> r;
+  using detail::polygamma;
   r.v = polygamma(n, x.v);
   const T g = polygamma(n + 1, x.v);
   for (int k = 0; k < K; ++k) r.d[k] = g * x.d[k];
   return r;
 }
 
-#define NGVI_AD_DUAL_BINARY(name, Op)                                                      \
-  template <class T, int K>                                                                \
-  inline Dual<T, K> name(const Dual<T, K>& x, const Dual<T, K>& y) {                       \
-    return detail::dual_binary<fn::Op>(x, y);                                              \
-  }                                                                                        \
-  template <class T, int K>                                                                \
-  inline Dual<T, K> name(const Dual<T, K>& x, double y) {                                  \
-    return detail::dual_binary<fn::Op>(x, y);                                              \
-  }                                                                                        \
-  template <class T, int K>                                                                \
-  inline Dual<T, K> name(double x, const Dual<T, K>& y) {                                  \
-    return detail::dual_binary<fn::Op>(x, y);                                              \
+#define NGVI_AD_DUAL_BINARY(name, Op)                                \
+  template <class T, int K>                                          \
+  inline Dual<T, K> name(const Dual<T, K>& x, const Dual<T, K>& y) { \
+    return detail::dual_binary<fn::Op>(x, y);                        \
+  }                                                                  \
+  template <class T, int K>                                          \
+  inline Dual<T, K> name(const Dual<T, K>& x, double y) {            \
+    return detail::dual_binary<fn::Op>(x, y);                        \
+  }                                                                  \
+  template <class T, int K>                                          \
+  inline Dual<T, K> name(double x, const Dual<T, K>& y) {            \
+    return detail::dual_binary<fn::Op>(x, y);                        \
   }
-NGVI_AD_DUAL_BINARY(pow, Pow)
-NGVI_AD_DUAL_BINARY(atan2, Atan2)
-NGVI_AD_DUAL_BINARY(hypot, Hypot)
-NGVI_AD_DUAL_BINARY(fmin, Fmin)
-NGVI_AD_DUAL_BINARY(fmax, Fmax)
+NGVI_AD_BINARY_FUNCTIONS(NGVI_AD_DUAL_BINARY)
 #undef NGVI_AD_DUAL_BINARY
 
 template <class T, int K>

@@ -1,14 +1,14 @@
 // Coefficient-wise functions of whole matrices, each recorded as one fused node.
 //
-// tanh(M), exp(M), log1p_exp(M), ... apply an elementary function to every coefficient of an
-// Eigen matrix of double or Var<Real>; cwise_product / cwise_sum / cwise_difference combine
-// two matrices of the same shape. On Var<double> the values and derivatives are computed by
-// vectorised kernels and the reverse step is one vectorisable multiply-add loop over the
-// block (MatrixOperand::add_each). Both give the same bits wherever the operands and the
-// adjoints sit in memory: the kernels work on aligned copies (vectorised_math.hpp), the
-// reverse step computes each coefficient by one expression.
-// Cost: forward one pass over the coefficients (plus the function), reverse one pass;
-// memory: the operand values and the derivatives.
+// tanh(M), exp(M), log1p_exp(M), ... (every unary function of expr/function_list.hpp) apply an
+// elementary function to every coefficient of an Eigen matrix of double or Var<Real>; cwise_product
+// / cwise_sum / cwise_difference combine two matrices of the same shape. On Var<double> the values
+// and derivatives are computed by vectorised kernels and the reverse step is one vectorisable
+// multiply-add loop over the block (MatrixOperand::add_each). Both give the same bits wherever the
+// operands and the adjoints sit in memory: the kernels work on aligned copies
+// (vectorised_math.hpp), the reverse step computes each coefficient by one expression. Cost:
+// forward one pass over the coefficients (plus the function), reverse one pass; memory: the operand
+// values and the derivatives.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include <autodiff/eigen/operand.hpp>
 #include <autodiff/eigen/vectorised_math.hpp>
 #include <autodiff/expr/elementary.hpp>
+#include <autodiff/expr/function_list.hpp>
 
 namespace ngvi::ad {
 
@@ -193,22 +194,7 @@ auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<
   auto name(const Eigen::MatrixBase<Derived>& m) { \
     return detail::elementwise<fn::Op>(m);         \
   }
-NGVI_AD_ELEMENTWISE(exp, Exp)
-NGVI_AD_ELEMENTWISE(expm1, Expm1)
-NGVI_AD_ELEMENTWISE(log, Log)
-NGVI_AD_ELEMENTWISE(log1p, Log1p)
-NGVI_AD_ELEMENTWISE(sqrt, Sqrt)
-NGVI_AD_ELEMENTWISE(square, Square)
-NGVI_AD_ELEMENTWISE(abs, Abs)
-NGVI_AD_ELEMENTWISE(sin, Sin)
-NGVI_AD_ELEMENTWISE(cos, Cos)
-NGVI_AD_ELEMENTWISE(tanh, Tanh)
-NGVI_AD_ELEMENTWISE(logistic, Logistic)
-NGVI_AD_ELEMENTWISE(log1p_exp, Log1pExp)
-NGVI_AD_ELEMENTWISE(softplus, Log1pExp)
-NGVI_AD_ELEMENTWISE(lgamma, Lgamma)
-NGVI_AD_ELEMENTWISE(digamma, Digamma)
-NGVI_AD_ELEMENTWISE(erf, Erf)
+NGVI_AD_UNARY_FUNCTIONS(NGVI_AD_ELEMENTWISE)
 #undef NGVI_AD_ELEMENTWISE
 
 // a + b, coefficient-wise, as one node.

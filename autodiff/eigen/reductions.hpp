@@ -139,7 +139,8 @@ auto dot(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
   }
 }
 
-// log Σ exp(m_ij), computed stably; its partials are the softmax weights.
+// log Σ exp(m_ij), computed stably; its partials are the softmax weights, formed from the
+// max-shifted exponentials.
 template <class Derived>
 auto log_sum_exp(const Eigen::MatrixBase<Derived>& m) {
   using S = typename Derived::Scalar;
@@ -157,14 +158,20 @@ auto log_sum_exp(const Eigen::MatrixBase<Derived>& m) {
     Real mx = v(0);
     for (Eigen::Index i = 1; i < v.size(); ++i)
       if (value_of(v(i)) > value_of(mx)) mx = v(i);
-    if (!std::isfinite(value_of(mx))) return Var<Real>(mx);
+    const double shift = value_of(mx);
+    if (!std::isfinite(shift)) return Var<Real>(mx);
+    // Weights exp(v − shift) / z, not exp(v − total): see expr/log_sum_exp.hpp (v − total
+    // carries total's absolute rounding, 1e-13 at 1000).
+    detail::RealMatrix<Real> e(v.rows(), v.cols());
     Real z(0.0);
-    for (Eigen::Index i = 0; i < v.size(); ++i) z += exp(v(i) - mx);
-    const Real total = mx + log(z);
+    for (Eigen::Index i = 0; i < v.size(); ++i) {
+      e(i) = exp(v(i) - shift);
+      z += e(i);
+    }
+    const Real total = shift + log(z);
     const std::size_t begin = t.operand_count();
-    detail::push_coefficients(t, m, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) {
-      return Real(exp(v(i, j) - total));
-    });
+    detail::push_coefficients(
+        t, m, [&](Eigen::Index i, Eigen::Index j, Eigen::Index) { return Real(e(i, j) / z); });
     return detail::close_statement(t, begin, total);
   }
 }

@@ -7,8 +7,11 @@
 // in three parts (Cody–Waite) and the classic minimax polynomials on [−π/4, π/4], with libm
 // for |x| > 2^20 where a three-part reduction loses accuracy; log1p(e) for e in [0, 1] as
 // log(u) − ((u − 1) − e)/u with u = 1 + e, which cancels the rounding of u. The errors stay
-// within a few ulp (checked in test/autodiff/eigen/vectorised_math_test.cpp). Other
-// functions fall back to the scalar definitions in elementary.hpp.
+// within a few ulp (checked in test/autodiff/eigen/vectorised_math_test.cpp). Only double
+// arrays have kernels here; eval_with_derivative and eval_value run the other functions
+// coefficient by coefficient through their scalar definitions in elementary.hpp, and the dual
+// elementwise nodes of the functions without a kernel go through Dual arithmetic (that branch
+// is in eigen/elementwise.hpp, not here).
 //
 // The kernels give the same bits wherever their arrays sit. Eigen splits a vectorised loop
 // into a scalar prologue, a packet body and a scalar tail by the address of the destination,
@@ -20,7 +23,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -34,15 +36,6 @@ using ConstArrayMap = Eigen::Map<const Eigen::ArrayXd>;
 // The unit of work: 256 doubles, in L1, on the stack, aligned by Eigen for its packets.
 inline constexpr Eigen::Index math_chunk = 256;
 using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, math_chunk, 1>;
-
-// The functions with a vectorised kernel (value and first two derivatives); the others go
-// coefficient by coefficient through their scalar definitions.
-template <class Op>
-inline constexpr bool has_vectorised_kernel =
-    std::is_same_v<Op, fn::Tanh> || std::is_same_v<Op, fn::Exp> || std::is_same_v<Op, fn::Log> ||
-    std::is_same_v<Op, fn::Logistic> || std::is_same_v<Op, fn::Log1pExp> ||
-    std::is_same_v<Op, fn::Square> || std::is_same_v<Op, fn::Sqrt> || std::is_same_v<Op, fn::Sin> ||
-    std::is_same_v<Op, fn::Cos>;
 
 inline Chunk tanh_chunk(const Chunk& x) {
   const Chunk x2 = x * x;
@@ -99,57 +92,77 @@ inline void sin_cos_chunk(const Chunk& x, Chunk& sv, Chunk& cv) {
   }
 }
 
-// f = f(x), and d1 = f'(x), d2 = f''(x) when D1, D2 (D2 implies D1) on one aligned chunk. The
-// second derivatives are closed forms in f and f'.
-template <class Op, bool D1, bool D2>
-void chunk_kernel(const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
-  if constexpr (std::is_same_v<Op, fn::Tanh>) {
-    f = tanh_chunk(x);
-    if constexpr (D1) d1 = 1.0 - f * f;
-    if constexpr (D2) d2 = -2.0 * f * d1;
-  } else if constexpr (std::is_same_v<Op, fn::Exp>) {
-    f = x.exp();
-    if constexpr (D1) d1 = f;
-    if constexpr (D2) d2 = f;
-  } else if constexpr (std::is_same_v<Op, fn::Log>) {
-    f = x.log();
-    if constexpr (D1) d1 = 1.0 / x;
-    if constexpr (D2) d2 = -1.0 / (x * x);
-  } else if constexpr (std::is_same_v<Op, fn::Logistic>) {
-    f = 1.0 / (1.0 + (-x).exp());
-    if constexpr (D1) d1 = f * (1.0 - f);
-    if constexpr (D2) d2 = d1 * (1.0 - 2.0 * f);
-  } else if constexpr (std::is_same_v<Op, fn::Log1pExp>) {
-    // log(1 + e^x) = max(x, 0) + log1p(e^−|x|), log1p(e) = log(u) − ((u − 1) − e)/u with
-    // u = 1 + e; the derivative is logistic(x).
-    const Chunk e = (-x.abs()).exp();  // in (0, 1]
-    const Chunk u = 1.0 + e;
-    const Chunk inv = 1.0 / u;
-    f = x.max(0.0) + (u.log() - ((u - 1.0) - e) * inv);
-    if constexpr (D1) d1 = (x >= 0.0).select(inv, e * inv);
-    if constexpr (D2) d2 = d1 * (1.0 - d1);
-  } else if constexpr (std::is_same_v<Op, fn::Sin>) {
-    Chunk c;
-    sin_cos_chunk(x, f, c);
-    if constexpr (D1) d1 = c;
-    if constexpr (D2) d2 = -f;
-  } else if constexpr (std::is_same_v<Op, fn::Cos>) {
-    Chunk s;
-    sin_cos_chunk(x, s, f);
-    if constexpr (D1) d1 = -s;
-    if constexpr (D2) d2 = -f;
-  } else if constexpr (std::is_same_v<Op, fn::Square>) {
-    f = x * x;
-    if constexpr (D1) d1 = 2.0 * x;
-    if constexpr (D2) d2.setConstant(x.size(), 2.0);
-  } else {
-    static_assert(std::is_same_v<Op, fn::Sqrt>,
-                  "chunk_kernel: no vectorised kernel for this function");
-    f = x.sqrt();
-    if constexpr (D1) d1 = 0.5 / f;
-    if constexpr (D2) d2 = -d1 * d1 / f;
-  }
+// f = f(x), and d1 = f'(x), d2 = f''(x) when D1, D2 (D2 implies D1) on one aligned chunk, one
+// overload per function with a kernel, chosen by its fn:: struct as a tag. The second
+// derivatives are closed forms in f and f'. A function without an overload here has no kernel
+// (has_vectorised_kernel below is false for it) and goes coefficient by coefficient.
+template <bool D1, bool D2>
+void chunk_kernel(fn::Tanh, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  f = tanh_chunk(x);
+  if constexpr (D1) d1 = 1.0 - f * f;
+  if constexpr (D2) d2 = -2.0 * f * d1;
 }
+template <bool D1, bool D2>
+void chunk_kernel(fn::Exp, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  f = x.exp();
+  if constexpr (D1) d1 = f;
+  if constexpr (D2) d2 = f;
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Log, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  f = x.log();
+  if constexpr (D1) d1 = 1.0 / x;
+  if constexpr (D2) d2 = -1.0 / (x * x);
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Logistic, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  f = 1.0 / (1.0 + (-x).exp());
+  if constexpr (D1) d1 = f * (1.0 - f);
+  if constexpr (D2) d2 = d1 * (1.0 - 2.0 * f);
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Log1pExp, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  // log(1 + e^x) = max(x, 0) + log1p(e^−|x|), log1p(e) = log(u) − ((u − 1) − e)/u with
+  // u = 1 + e; the derivative is logistic(x).
+  const Chunk e = (-x.abs()).exp();  // in (0, 1]
+  const Chunk u = 1.0 + e;
+  const Chunk inv = 1.0 / u;
+  f = x.max(0.0) + (u.log() - ((u - 1.0) - e) * inv);
+  if constexpr (D1) d1 = (x >= 0.0).select(inv, e * inv);
+  if constexpr (D2) d2 = d1 * (1.0 - d1);
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Sin, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  Chunk c;
+  sin_cos_chunk(x, f, c);
+  if constexpr (D1) d1 = c;
+  if constexpr (D2) d2 = -f;
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Cos, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  Chunk s;
+  sin_cos_chunk(x, s, f);
+  if constexpr (D1) d1 = -s;
+  if constexpr (D2) d2 = -f;
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Square, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  f = x * x;
+  if constexpr (D1) d1 = 2.0 * x;
+  if constexpr (D2) d2.setConstant(x.size(), 2.0);
+}
+template <bool D1, bool D2>
+void chunk_kernel(fn::Sqrt, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+  f = x.sqrt();
+  if constexpr (D1) d1 = 0.5 / f;
+  if constexpr (D2) d2 = -d1 * d1 / f;
+}
+
+// Whether Op has a vectorised kernel (value and first two derivatives) above.
+template <class Op>
+inline constexpr bool has_vectorised_kernel = requires(const Chunk& x, Chunk& c) {
+  chunk_kernel<true, true>(Op{}, x, c, c, c);
+};
 
 // Runs chunk_kernel over n coefficients: copy in, compute on aligned chunks, copy out. fp may
 // equal xp (each chunk is read before it is written).
@@ -160,7 +173,7 @@ void run_chunks(const double* xp, double* fp, double* d1p, double* d2p, Eigen::I
     const Eigen::Index len = std::min(math_chunk, n - s);
     const Chunk x = ConstArrayMap(xp + s, len);
     Chunk f(len), d1, d2;
-    chunk_kernel<Op, D1, D2>(x, f, d1, d2);
+    chunk_kernel<D1, D2>(Op{}, x, f, d1, d2);
     ArrayMap(fp + s, len) = f;
     if constexpr (D1) ArrayMap(d1p + s, len) = d1;
     if constexpr (D2) ArrayMap(d2p + s, len) = d2;
@@ -182,7 +195,8 @@ inline void eval_with_derivative(const double* xp, double* fp, double* dp, Eigen
 }
 
 // f, f' and f'' over n doubles, for the dual (forward-over-reverse) elementwise nodes; only
-// for the functions with a vectorised kernel (the others go through Dual arithmetic).
+// for the functions with a vectorised kernel (eigen/elementwise.hpp sends the others through
+// Dual arithmetic).
 template <class Op>
 inline void eval_with_two_derivatives(const double* xp, double* fp, double* d1p, double* d2p,
                                       Eigen::Index n) {

@@ -41,10 +41,4 @@ struct Constant : Expr<Constant<Real>, Real> {
 template <class C, class Real>
 concept ConstantFor = std::is_arithmetic_v<C> || std::same_as<C, Real>;
 
-template <class T>
-struct is_expr : std::false_type {};
-template <class T>
-  requires std::is_base_of_v<Expr<T, typename T::real_type>, T>
-struct is_expr<T> : std::true_type {};
-
 }  // namespace ngvi::ad

@@ -11,7 +11,8 @@
 // mistakes in the tape machinery (seeding, blocking of K directions, symmetrisation hiding an
 // asymmetric cross-derivative). f must be generic in its scalar ([](const auto& x) {...}),
 // taking an Eigen column vector; it is called with VectorXd, Var<double> and Var<Dual>.
-// compare() (compare.hpp) is available from this header for AD-vs-AD checks of your own.
+// compare() (compare.hpp) is available from this header for AD-vs-AD checks of your own;
+// boost_test.hpp and gtest.hpp wrap the checks as one-line test macros.
 #pragma once
 
 #include <string>
@@ -97,6 +98,14 @@ CheckReport check_hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                       "symmetry of the unsymmetrised forward-over-reverse Hessian (hvp columns)"));
   return combine(r, compare(H, (0.5 * (raw + raw.transpose())).eval(), ad_tol,
                             "hessian<K> vs symmetrised hvp columns"));
+}
+
+// check_gradient and check_hessian at one point, merged into one report: what a model's
+// verification test usually wants in one line (NGVI_CHECK_DERIVATIVES in boost_test.hpp).
+// Cost: the sum of the two.
+template <class F>
+CheckReport check_derivatives(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x) {
+  return combine(check_gradient(f, x), check_hessian(f, x));
 }
 
 }  // namespace ngvi::ad::verify

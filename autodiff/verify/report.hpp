@@ -123,4 +123,12 @@ inline CheckReport combine(const CheckReport& a, const CheckReport& b) {
   return r;
 }
 
+// What a test macro (verify/boost_test.hpp, verify/gtest.hpp) prints when report `r` failed:
+// the check as written at the call site, then the report, whose lines name the worst
+// component of each comparison with both values, the difference and the allowance.
+// Cost: O(number of parts) string formatting.
+inline std::string failure_message(const CheckReport& r, const char* call) {
+  return detail::cat(std::string(call), " failed:\n", r.to_string());
+}
+
 }  // namespace ngvi::ad::verify

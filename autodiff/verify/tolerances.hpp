@@ -74,6 +74,14 @@ inline constexpr Tolerance closed_form{1e-11, 1e-14};
 // an absolute, not a relative, error of the derivative.
 inline constexpr Tolerance vectorised_kernel{1e-14, 1e-15};
 
+// AD in double vs a reference computed in extended precision (long double, or 50 digits with
+// Boost.Multiprecision) for a well-conditioned quantity — softmax weights and their Jacobian,
+// say. A correct double computation is off by a few rounding errors of order one terms; 4e-15
+// is 18 ulp. This is the tolerance that sees a formula losing digits to cancellation (the
+// n-ary log_sum_exp's weights formed as exp(x_i − total) at x ≈ 1000 were off by 3e-14),
+// which every looser tolerance above would pass.
+inline constexpr Tolerance extended_precision{4e-15, 1e-17};
+
 // Bitwise equality: results that must not depend on the thread or the run.
 inline constexpr Tolerance exact{0.0, 0.0};
 
