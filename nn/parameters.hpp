@@ -47,10 +47,12 @@ class ParameterLayout {
   // is still safe (the temporary's lifetime is extended). Throws std::invalid_argument for an
   // empty or duplicate name or a negative shape. Cost: O(number of blocks).
   Block add(std::string name, Index rows, Index cols) {
-    if (name.empty()) throw std::invalid_argument("ngvi::nn::ParameterLayout::add: empty block name");
+    if (name.empty())
+      throw std::invalid_argument("ngvi::nn::ParameterLayout::add: empty block name");
     if (rows < 0 || cols < 0)
-      throw std::invalid_argument("ngvi::nn::ParameterLayout::add: block '" + name + "' has shape " +
-                                  std::to_string(rows) + "x" + std::to_string(cols));
+      throw std::invalid_argument("ngvi::nn::ParameterLayout::add: block '" + name +
+                                  "' has shape " + std::to_string(rows) + "x" +
+                                  std::to_string(cols));
     if (find(name) != nullptr)
       throw std::invalid_argument("ngvi::nn::ParameterLayout::add: a block named '" + name +
                                   "' already exists");
@@ -71,8 +73,8 @@ class ParameterLayout {
     std::string known;
     for (const Block& b : blocks_) known += (known.empty() ? "" : ", ") + b.name;
     throw std::out_of_range("ngvi::nn::ParameterLayout: no parameter block named '" +
-                            std::string(name) + "'; known blocks: " +
-                            (known.empty() ? std::string("(none)") : known));
+                            std::string(name) +
+                            "'; known blocks: " + (known.empty() ? std::string("(none)") : known));
   }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
 
@@ -124,14 +126,15 @@ Eigen::Map<RowMajorMatrix<T>> view(Eigen::Matrix<T, Eigen::Dynamic, 1>& theta, c
 }
 // Block b of θ as a read-only row-major rows×cols matrix. Cost: O(1), no copy.
 template <class T>
-Eigen::Map<const RowMajorMatrix<T>> view(const Eigen::Matrix<T, Eigen::Dynamic, 1>& theta, const Block& b) {
+Eigen::Map<const RowMajorMatrix<T>> view(const Eigen::Matrix<T, Eigen::Dynamic, 1>& theta,
+                                         const Block& b) {
   detail::check_in_range(theta.size(), b);
   return Eigen::Map<const RowMajorMatrix<T>>(theta.data() + b.offset, b.rows, b.cols);
 }
 // Block b of θ as a column vector of length rows·cols (row-major order). Cost: O(1).
 template <class T>
-Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> vector_view(Eigen::Matrix<T, Eigen::Dynamic, 1>& theta,
-                                                            const Block& b) {
+Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> vector_view(
+    Eigen::Matrix<T, Eigen::Dynamic, 1>& theta, const Block& b) {
   detail::check_in_range(theta.size(), b);
   return Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(theta.data() + b.offset, b.size());
 }
@@ -157,16 +160,19 @@ inline void init_constant(Eigen::VectorXd& theta, const Block& b, double value) 
 inline void init_normal(Eigen::VectorXd& theta, const Block& b, std::mt19937_64& rng, double stddev,
                         double mean = 0.0) {
   if (!(stddev >= 0.0))
-    throw std::invalid_argument("ngvi::nn::init_normal: stddev must be >= 0, got " + std::to_string(stddev));
+    throw std::invalid_argument("ngvi::nn::init_normal: stddev must be >= 0, got " +
+                                std::to_string(stddev));
   auto v = vector_view(theta, b);
   boost::random::normal_distribution<double> dist(mean, stddev);
   for (Index k = 0; k < v.size(); ++k) v(k) = stddev == 0.0 ? mean : dist(rng);
 }
 
 // U(−limit, limit) entries.
-inline void init_uniform(Eigen::VectorXd& theta, const Block& b, std::mt19937_64& rng, double limit) {
+inline void init_uniform(Eigen::VectorXd& theta, const Block& b, std::mt19937_64& rng,
+                         double limit) {
   if (!(limit >= 0.0))
-    throw std::invalid_argument("ngvi::nn::init_uniform: limit must be >= 0, got " + std::to_string(limit));
+    throw std::invalid_argument("ngvi::nn::init_uniform: limit must be >= 0, got " +
+                                std::to_string(limit));
   auto v = vector_view(theta, b);
   boost::random::uniform_real_distribution<double> dist(-limit, limit);
   for (Index k = 0; k < v.size(); ++k) v(k) = limit == 0.0 ? 0.0 : dist(rng);

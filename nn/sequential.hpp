@@ -41,17 +41,17 @@ using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 // What forward_with_cache keeps for each dense layer k of a batch of B examples.
 template <class T>
 struct ForwardCache {
-  std::vector<Matrix<T>> inputs;          // B×in_k: the layer's input activations a
-  std::vector<Matrix<T>> pre_activations; // B×out_k: z = a Wᵀ + b
-  Matrix<T> output;                       // B×out: the network output
+  std::vector<Matrix<T>> inputs;           // B×in_k: the layer's input activations a
+  std::vector<Matrix<T>> pre_activations;  // B×out_k: z = a Wᵀ + b
+  Matrix<T> output;                        // B×out: the network output
 };
 
 // A dense layer's place in the network and in θ.
 struct DenseSlot {
   std::size_t layer = 0;  // position in Sequential::layers()
   Eigen::Index in = 0, out = 0;
-  Block weight;           // out×in, row-major
-  Block bias;             // out×1
+  Block weight;  // out×in, row-major
+  Block bias;    // out×1
 };
 
 class Sequential {
@@ -67,9 +67,11 @@ class Sequential {
   static Sequential mlp(const std::vector<Eigen::Index>& widths, const Layer& activation,
                         Init how = Init::automatic) {
     if (widths.size() < 2)
-      throw std::invalid_argument("ngvi::nn::Sequential::mlp: need at least input and output widths");
+      throw std::invalid_argument(
+          "ngvi::nn::Sequential::mlp: need at least input and output widths");
     if (std::holds_alternative<Dense>(activation))
-      throw std::invalid_argument("ngvi::nn::Sequential::mlp: the activation must not be a Dense layer");
+      throw std::invalid_argument(
+          "ngvi::nn::Sequential::mlp: the activation must not be a Dense layer");
     std::vector<Layer> layers;
     for (std::size_t k = 0; k + 1 < widths.size(); ++k) {
       if (k > 0) layers.push_back(activation);
@@ -99,16 +101,27 @@ class Sequential {
     for (const DenseSlot& d : dense_) {
       Init how = std::get<Dense>(layers_[d.layer]).init;
       if (how == Init::automatic) {
-        const bool relu_next = d.layer + 1 < layers_.size() && std::holds_alternative<Relu>(layers_[d.layer + 1]);
+        const bool relu_next =
+            d.layer + 1 < layers_.size() && std::holds_alternative<Relu>(layers_[d.layer + 1]);
         how = relu_next ? Init::he_normal : Init::glorot_uniform;
       }
       switch (how) {
-        case Init::glorot_uniform: init_glorot_uniform(theta, d.weight, rng); break;
-        case Init::glorot_normal: init_glorot_normal(theta, d.weight, rng); break;
-        case Init::he_normal: init_he_normal(theta, d.weight, rng); break;
-        case Init::he_uniform: init_he_uniform(theta, d.weight, rng); break;
+        case Init::glorot_uniform:
+          init_glorot_uniform(theta, d.weight, rng);
+          break;
+        case Init::glorot_normal:
+          init_glorot_normal(theta, d.weight, rng);
+          break;
+        case Init::he_normal:
+          init_he_normal(theta, d.weight, rng);
+          break;
+        case Init::he_uniform:
+          init_he_uniform(theta, d.weight, rng);
+          break;
         case Init::zeros:
-        case Init::automatic: init_zeros(theta, d.weight); break;
+        case Init::automatic:
+          init_zeros(theta, d.weight);
+          break;
         case Init::fan_in_uniform:
           init_fan_in_uniform(theta, d.weight, rng, d.weight.cols);
           init_fan_in_uniform(theta, d.bias, rng, d.weight.cols);
@@ -145,7 +158,8 @@ class Sequential {
         [&](const auto& l) -> Out {
           using L = std::decay_t<decltype(l)>;
           if constexpr (std::is_same_v<L, Dense>) {
-            throw std::logic_error("ngvi::nn::Sequential::apply_activation called on a dense layer");
+            throw std::logic_error(
+                "ngvi::nn::Sequential::apply_activation called on a dense layer");
           } else {
             return Out(L::apply(A));
           }
@@ -159,10 +173,10 @@ class Sequential {
     for (std::size_t k = 0; k < layers_.size(); ++k) {
       if (const Dense* d = std::get_if<Dense>(&layers_[k])) {
         if (width >= 0 && d->in != width)
-          throw std::invalid_argument("ngvi::nn::Sequential: layer " + std::to_string(k) + " (" +
-                                      nn::describe(layers_[k]) + ") expects " + std::to_string(d->in) +
-                                      " inputs but the previous dense layer has " +
-                                      std::to_string(width) + " outputs");
+          throw std::invalid_argument(
+              "ngvi::nn::Sequential: layer " + std::to_string(k) + " (" + nn::describe(layers_[k]) +
+              ") expects " + std::to_string(d->in) + " inputs but the previous dense layer has " +
+              std::to_string(width) + " outputs");
         const std::string prefix = "dense" + std::to_string(dense_.size());
         DenseSlot s;
         s.layer = k;
@@ -182,8 +196,9 @@ class Sequential {
   Matrix<T> run(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                 ForwardCache<T>* cache) const {
     if (theta.size() < num_params())
-      throw std::invalid_argument("ngvi::nn::Sequential::forward: θ has " + std::to_string(theta.size()) +
-                                  " entries, the network needs " + std::to_string(num_params()));
+      throw std::invalid_argument("ngvi::nn::Sequential::forward: θ has " +
+                                  std::to_string(theta.size()) + " entries, the network needs " +
+                                  std::to_string(num_params()));
     if (X.cols() != input_dim())
       throw std::invalid_argument("ngvi::nn::Sequential::forward: the batch has " +
                                   std::to_string(X.cols()) + " columns, the network expects " +
@@ -198,7 +213,8 @@ class Sequential {
         const DenseSlot& d = dense_[next_dense++];
         const Map W(theta.data() + d.weight.offset, d.out, d.in);
         const VMap b(theta.data() + d.bias.offset, d.out);
-        Matrix<T> Z = at_input ? Matrix<T>(Dense::apply(X, W, b)) : Matrix<T>(Dense::apply(A, W, b));
+        Matrix<T> Z =
+            at_input ? Matrix<T>(Dense::apply(X, W, b)) : Matrix<T>(Dense::apply(A, W, b));
         if (cache) {
           cache->inputs.push_back(at_input ? Matrix<T>(X.template cast<T>()) : A);
           cache->pre_activations.push_back(Z);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that building and running ngvi needs; with --test also those
-# only its tests need: Chromium (the browser test of report.html) and clang with its runtime
-# libraries (the libFuzzer target of the file readers, built with -fsanitize=fuzzer,address).
+# only its tests need: Chromium (the browser test of report.html), clang with its runtime
+# libraries (the libFuzzer target of the file readers, built with -fsanitize=fuzzer,address),
+# clang-format (CI's formatting check, scripts/check-format.sh) and GoogleTest (the test of the
+# derivative-check macros for GoogleTest users).
 #
 # Skips apt entirely when every package is already installed, so reruns cost nothing. Runs as
 # root directly (as on CI) or through sudo when available; never prompts (noninteractive).
@@ -25,6 +27,8 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(
     chromium-headless-shell
     clang
+    clang-format
+    libgtest-dev
     libclang-rt-dev
   )
 elif [[ $# -gt 0 ]]; then

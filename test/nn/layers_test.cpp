@@ -1,8 +1,6 @@
 // Tests of nn/dense.hpp, nn/activations.hpp and nn/sequential.hpp: forward values against a
 // hand-written loop, Var values against double, derivatives against finite differences and
 // forward-over-reverse Hessians, tape size, the forward cache and construction errors.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <functional>
 #include <random>
@@ -10,9 +8,11 @@
 #include <utility>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/autodiff.hpp>
 #include <nn/sequential.hpp>
+
 #include <support/check_report.hpp>
 
 BOOST_AUTO_TEST_SUITE(layers_test)
@@ -25,7 +25,8 @@ namespace {
 
 // The network written out coefficient by coefficient, independent of Eigen products and of
 // the fused nodes: layer k is z_o = Σ_j W(o, j) a_j + b_o with W row-major in θ.
-Eigen::MatrixXd hand_forward(const nn::Sequential& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
+Eigen::MatrixXd hand_forward(const nn::Sequential& net, const Eigen::VectorXd& theta,
+                             const Eigen::MatrixXd& X,
                              const std::vector<std::function<double(double)>>& acts) {
   Eigen::MatrixXd out(X.rows(), net.output_dim());
   for (Eigen::Index n = 0; n < X.rows(); ++n) {
@@ -58,8 +59,9 @@ double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 double softplus(double x) { return std::log1p(std::exp(x)); }
 
 nn::Sequential all_activations_net() {
-  return nn::Sequential{nn::Dense(4, 6), nn::Tanh{}, nn::Dense(6, 5), nn::Sigmoid{}, nn::Dense(5, 5),
-                        nn::Softplus{}, nn::Dense(5, 4), nn::Relu{}, nn::Dense(4, 3), nn::Identity{}};
+  return nn::Sequential{nn::Dense(4, 6), nn::Tanh{},     nn::Dense(6, 5), nn::Sigmoid{},
+                        nn::Dense(5, 5), nn::Softplus{}, nn::Dense(5, 4), nn::Relu{},
+                        nn::Dense(4, 3), nn::Identity{}};
 }
 const std::vector<std::function<double(double)>> all_acts = {
     [](double x) { return std::tanh(x); }, sigmoid, softplus, relu, [](double x) { return x; }};
@@ -101,7 +103,8 @@ BOOST_AUTO_TEST_CASE(forward_matches_a_hand_written_loop) {
   const Eigen::VectorXd th = random_theta(net, 1);
   const Eigen::MatrixXd X = random_batch(9, 4, 2);
   const Eigen::MatrixXd F = net.forward(th, X);
-  NGVI_CHECK_REPORT(compare(F, hand_forward(net, th, X, all_acts), tol::closed_form, "forward vs loop"));
+  NGVI_CHECK_REPORT(
+      compare(F, hand_forward(net, th, X, all_acts), tol::closed_form, "forward vs loop"));
 }
 
 BOOST_AUTO_TEST_CASE(var_and_dual_forward_values_equal_double) {
@@ -111,11 +114,13 @@ BOOST_AUTO_TEST_CASE(var_and_dual_forward_values_equal_double) {
   const Eigen::MatrixXd F = net.forward(th, X);
   ad::TapeScope<double> scope;
   const ad::VarVector<double> tv = th.cast<ad::Var<double>>();
-  NGVI_CHECK_REPORT(compare(ad::values_of(net.forward(tv, X)), F, tol::ad_vs_ad, "Var forward vs double"));
+  NGVI_CHECK_REPORT(
+      compare(ad::values_of(net.forward(tv, X)), F, tol::ad_vs_ad, "Var forward vs double"));
   using D = ad::Dual<double, 2>;
   ad::TapeScope<D> dscope;
   const ad::VarVector<D> dv = th.cast<D>().cast<ad::Var<D>>();
-  NGVI_CHECK_REPORT(compare(ad::values_of(net.forward(dv, X)), F, tol::ad_vs_ad, "Var<Dual> forward vs double"));
+  NGVI_CHECK_REPORT(
+      compare(ad::values_of(net.forward(dv, X)), F, tol::ad_vs_ad, "Var<Dual> forward vs double"));
 }
 
 // A layer is a handful of fused entries whatever the batch size.
@@ -137,8 +142,8 @@ BOOST_AUTO_TEST_CASE(a_layer_is_a_handful_of_tape_entries) {
 }
 
 BOOST_AUTO_TEST_CASE(gradient_matches_finite_differences) {
-  const nn::Sequential net{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(4, 3), nn::Softplus{}, nn::Dense(3, 2),
-                           nn::Sigmoid{}, nn::Dense(2, 2)};
+  const nn::Sequential net{nn::Dense(3, 4), nn::Tanh{},    nn::Dense(4, 3), nn::Softplus{},
+                           nn::Dense(3, 2), nn::Sigmoid{}, nn::Dense(2, 2)};
   const Eigen::VectorXd th = random_theta(net, 7);
   const Eigen::MatrixXd X = random_batch(5, 3, 8);
   const Eigen::MatrixXd R = random_batch(5, 2, 9);
@@ -195,13 +200,16 @@ BOOST_AUTO_TEST_CASE(cache_gives_pre_activation_adjoints) {
   t.reverse(scope.mark());
   const Eigen::MatrixXd F = ad::values_of(c.output);
   const Eigen::MatrixXd Z1 = ad::values_of(c.pre_activations[0]);
-  const Eigen::Map<const nn::RowMajorMatrix<double>> W2(th.data() + net.dense_layers()[1].weight.offset, 2, 5);
+  const Eigen::Map<const nn::RowMajorMatrix<double>> W2(
+      th.data() + net.dense_layers()[1].weight.offset, 2, 5);
   const Eigen::MatrixXd d2 = F;
   const Eigen::MatrixXd d1 = ((d2 * W2).array() * (1.0 - Z1.array().tanh().square())).matrix();
-  NGVI_CHECK_REPORT(compare(nn::adjoints_of(c.pre_activations[1], t), d2, tol::closed_form, "delta of layer 2"));
-  NGVI_CHECK_REPORT(compare(nn::adjoints_of(c.pre_activations[0], t), d1, tol::closed_form, "delta of layer 1"));
-  NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[1]), Eigen::MatrixXd(Z1.array().tanh()), tol::closed_form,
-                            "input of layer 2"));
+  NGVI_CHECK_REPORT(
+      compare(nn::adjoints_of(c.pre_activations[1], t), d2, tol::closed_form, "delta of layer 2"));
+  NGVI_CHECK_REPORT(
+      compare(nn::adjoints_of(c.pre_activations[0], t), d1, tol::closed_form, "delta of layer 1"));
+  NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[1]), Eigen::MatrixXd(Z1.array().tanh()),
+                            tol::closed_form, "input of layer 2"));
   NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[0]), X, tol::exact, "input of layer 1"));
   // Consecutive indices, column-major: what the batched per-example route relies on.
   const auto& Z = c.pre_activations[0];
@@ -209,8 +217,8 @@ BOOST_AUTO_TEST_CASE(cache_gives_pre_activation_adjoints) {
 }
 
 BOOST_AUTO_TEST_CASE(init_follows_the_layer_choice) {
-  const nn::Sequential net{nn::Dense(20, 30), nn::Relu{}, nn::Dense(30, 10, nn::Init::zeros), nn::Tanh{},
-                           nn::Dense(10, 2)};
+  const nn::Sequential net{nn::Dense(20, 30), nn::Relu{}, nn::Dense(30, 10, nn::Init::zeros),
+                           nn::Tanh{}, nn::Dense(10, 2)};
   std::mt19937_64 rng(1);
   Eigen::VectorXd th;
   net.init(th, rng);
@@ -218,8 +226,10 @@ BOOST_AUTO_TEST_CASE(init_follows_the_layer_choice) {
   const auto& L = net.layout();
   BOOST_TEST(nn::vector_view(th, L.block("dense1.weight")).cwiseAbs().maxCoeff() == 0.0);
   BOOST_TEST(nn::vector_view(th, L.block("dense0.bias")).cwiseAbs().maxCoeff() == 0.0);
-  BOOST_TEST(nn::vector_view(th, L.block("dense2.weight")).cwiseAbs().maxCoeff() <= std::sqrt(6.0 / 12.0));
-  BOOST_TEST(nn::vector_view(th, L.block("dense0.weight")).cwiseAbs().maxCoeff() > std::sqrt(6.0 / 50.0));  // He normal
+  BOOST_TEST(nn::vector_view(th, L.block("dense2.weight")).cwiseAbs().maxCoeff() <=
+             std::sqrt(6.0 / 12.0));
+  BOOST_TEST(nn::vector_view(th, L.block("dense0.weight")).cwiseAbs().maxCoeff() >
+             std::sqrt(6.0 / 50.0));  // He normal
 }
 
 // Init::fan_in_uniform (through Sequential::mlp) draws the biases too, with the weight's fan-in:
@@ -244,15 +254,17 @@ BOOST_AUTO_TEST_CASE(fan_in_uniform_draws_weights_and_biases) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_shapes_are_rejected) {
-  BOOST_CHECK_THROW((nn::Sequential{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(5, 1)}), std::invalid_argument);
+  BOOST_CHECK_THROW((nn::Sequential{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(5, 1)}),
+                    std::invalid_argument);
   BOOST_CHECK_THROW((nn::Sequential{nn::Tanh{}}), std::invalid_argument);
   BOOST_CHECK_THROW(nn::Dense(0, 3), std::invalid_argument);
   BOOST_CHECK_THROW(nn::Sequential::mlp({3}, nn::Tanh{}), std::invalid_argument);
   const nn::Sequential net{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(4, 1)};
   const Eigen::VectorXd th = Eigen::VectorXd::Zero(net.num_params());
   BOOST_CHECK_THROW(net.forward(th, Eigen::MatrixXd::Zero(2, 4)), std::invalid_argument);
-  BOOST_CHECK_THROW(net.forward(Eigen::VectorXd(Eigen::VectorXd::Zero(3)), Eigen::MatrixXd::Zero(2, 3)),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      net.forward(Eigen::VectorXd(Eigen::VectorXd::Zero(3)), Eigen::MatrixXd::Zero(2, 3)),
+      std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,11 +1,10 @@
 // Tests of nn/parameters.hpp: named blocks, views for every scalar type, initialisers.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <random>
 #include <string>
 
 #include <Eigen/Core>
+#include <boost/test/unit_test.hpp>
 
 #include <autodiff/autodiff.hpp>
 #include <nn/parameters.hpp>
@@ -23,7 +22,9 @@ ParameterLayout two_blocks() {
   l.add("b", 2, 1);
   return l;
 }
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(blocks_are_laid_out_in_order) {
