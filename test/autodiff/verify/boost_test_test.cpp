@@ -10,46 +10,14 @@
 #include <autodiff/autodiff.hpp>
 #include <autodiff/verify/boost_test.hpp>
 
+#include <support/wrong_derivative_models.hpp>
+
 BOOST_AUTO_TEST_SUITE(boost_test_test)
 
 namespace ad = ngvi::ad;
 namespace vf = ngvi::ad::verify;
 
-// f(x) = Σ x_i² exp(x_{i+1}) + log1p(x_0²), written once for every scalar.
-const auto good_model = [](const auto& x) {
-  using T = typename std::decay_t<decltype(x)>::Scalar;
-  T s = ad::log1p(x(0) * x(0));
-  for (Eigen::Index i = 0; i + 1 < x.size(); ++i) s += x(i) * x(i) * ad::exp(x(i + 1));
-  return s;
-};
-
-// Wrong on purpose, at first order: Σ x_i² on every scalar, but on the AD scalars plus
-// 0.01·(x_1 − c) with c a constant equal to x_1's value — zero in value, 0.01 in the
-// derivative — so the AD gradient's component 1 is off by 0.01 against finite differences of
-// the double function while the values agree.
-const auto wrong_gradient = [](const auto& x) {
-  using T = typename std::decay_t<decltype(x)>::Scalar;
-  T s = x.squaredNorm();
-  if constexpr (!std::is_same_v<T, double>) s += 0.01 * (x(1) - T(x(1).value()));
-  return s;
-};
-
-template <class T>
-constexpr bool is_second_order = false;
-template <class R>
-constexpr bool is_second_order<ad::Var<R>> = ad::is_dual<R>::value;
-
-// Wrong on purpose, at second order only: the cubic term is there on the forward-over-reverse
-// scalar Var<Dual> alone, so the gradient is right but H·v and the Hessian's (1, 1) disagree
-// with finite differences of the (right) AD gradient.
-const auto wrong_hessian = [](const auto& x) {
-  using T = typename std::decay_t<decltype(x)>::Scalar;
-  T s = x.squaredNorm();
-  if constexpr (is_second_order<T>) s += 0.01 * x(1) * x(1) * x(1);
-  return s;
-};
-
-Eigen::VectorXd point() { return Eigen::Vector3d(0.4, -0.7, 1.2); }
+using namespace ngvi::test::wrong_derivative_models;
 
 // The number of failed assertions recorded so far in the running test case.
 unsigned long failures_so_far() {
@@ -90,7 +58,7 @@ BOOST_AUTO_TEST_CASE(predicate_fails_on_a_wrong_derivative) {
   BOOST_TEST(h.worst_row == 1);
   BOOST_TEST(h.worst_col == 1);
   BOOST_TEST(std::abs(h.computed_at_worst - (2.0 + 0.06 * x(1))) < 1e-12);
-  BOOST_TEST(!vf::check_hvp(wrong_hessian, x, Eigen::Vector3d(0.0, 1.0, 0.0)).passed);
+  BOOST_TEST(!vf::check_hvp(wrong_hessian, x, direction()).passed);
   BOOST_TEST(!vf::check_derivatives(wrong_hessian, x).passed);
 }
 
@@ -104,7 +72,7 @@ constexpr unsigned long wrong_macros = 4;
 BOOST_AUTO_TEST_CASE(macros_fail_on_a_wrong_derivative,
                      *boost::unit_test::expected_failures(wrong_macros)) {
   const Eigen::VectorXd x = point();
-  const Eigen::VectorXd v = Eigen::Vector3d(0.0, 1.0, 0.0);
+  const Eigen::VectorXd v = direction();
   unsigned long silent = 0;
   const auto count = [&silent](unsigned long before) {
     silent += failures_so_far() == before ? 1 : 0;
