@@ -50,6 +50,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -394,11 +395,12 @@ class Von {
           if (!factor_.matrix().allFinite()) return false;
           // The GGN keeps Λ − κδI positive definite in exact arithmetic; when it does not here,
           // rounding has won, which in practice means the mean has run away.
+          char mu_max[32];
+          std::snprintf(mu_max, sizeof mu_max, "%.3g", mu_.cwiseAbs().maxCoeff());
           throw broken(
-              "even with the Gauss-Newton matrix in place of the Hessian, in floating "
-              "point: the mean has grown to max |μᵢ| = " +
-              std::to_string(mu_.cwiseAbs().maxCoeff()) +
-              " (diverging? lower mean_rate, or use clip_eigenvalues)");
+              std::string("even with the Gauss-Newton matrix in place of the Hessian, in floating "
+                          "point: the mean has grown to max |μᵢ| = ") +
+              mu_max + " (diverging? lower mean_rate, or use clip_eigenvalues)");
         }
         throw broken(
             "and the model has no Gauss-Newton matrix (remedy ggn_fallback needs nn::Supervised)");
