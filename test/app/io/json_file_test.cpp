@@ -38,4 +38,29 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_line_and_column) {
                     ngvi::nn::DataError);
 }
 
+// nlohmann throws out_of_range (not parse_error) for a number beyond a double's range; found by
+// the fuzzer (test/fuzz/corpus holds the input).
+BOOST_AUTO_TEST_CASE(numbers_beyond_double_name_line_and_column) {
+  TempDir dir;
+  const auto p = dir.write("big.json", "{\n  \"a\": [1,\n    2e999]\n}\n");
+  try {
+    (void)ngvi::app::read_json_file(p);
+    BOOST_FAIL("no DataError");
+  } catch (const ngvi::nn::DataError& e) {
+    BOOST_TEST(e.line() == 3u, e.what());
+    BOOST_TEST(e.column() == 5u, e.what());
+    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
+    BOOST_TEST(contains(e.what(), "2e999"), e.what());
+  }
+  const auto q = dir.write("top.json", "4444444001E000000000000059953591\x1e" "2\n");
+  try {
+    (void)ngvi::app::read_json_file(q);
+    BOOST_FAIL("no DataError");
+  } catch (const ngvi::nn::DataError& e) {
+    BOOST_TEST(e.line() == 1u, e.what());
+    BOOST_TEST(e.column() == 1u, e.what());
+    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
