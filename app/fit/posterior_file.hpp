@@ -246,7 +246,7 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
         for (Eigen::Index i = 0; i < index.size(); ++i) {
           if (index(i) < 0 || index(i) >= static_cast<double>(p) ||
               std::floor(index(i)) != index(i))
-            r.fail(f + ".index", "θ indices 0.." + std::to_string(p - 1), "another number");
+            r.fail(f + ".index", "theta indices 0.." + std::to_string(p - 1), "another number");
           k.index.push_back(static_cast<Eigen::Index>(index(i)));
         }
         const nlohmann::json& a = r.at(blocks[b], "A", f + ".A");
