@@ -387,23 +387,56 @@ void per_example_gradients(const M& model, const Eigen::Ref<const Eigen::VectorX
   detail::gradients(model, theta, idx, G, options, losses);
 }
 
+namespace detail {
+// Adds Σᵢ G(i, p) to sum(p) (when sum is given) and Σᵢ G(i, p)² to squares(p), for every column
+// p, in one pass over G; each column in row order, columns in blocks of 256 (two 2 KiB
+// accumulators, in L1) split over options.threads threads.
+inline void add_column_sums(const RowMatrixXd& G, Eigen::VectorXd* sum, Eigen::VectorXd& squares,
+                            const ParallelOptions& options) {
+  constexpr Eigen::Index block = 256;
+  using Acc = Eigen::Array<double, Eigen::Dynamic, 1, 0, block, 1>;
+  ParallelOptions cols = options;
+  cols.grain = block;
+  nn::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
+    for (Eigen::Index b0 = p0; b0 < p1; b0 += block) {
+      const Eigen::Index w = std::min(block, p1 - b0);
+      Acc s = Acc::Zero(w), q = Acc::Zero(w);
+      for (Eigen::Index n = 0; n < G.rows(); ++n) {
+        const auto row = G.row(n).segment(b0, w).transpose().array();
+        if (sum) s += row;
+        q += row.square();
+      }
+      if (sum) sum->segment(b0, w) += s.matrix();
+      squares.segment(b0, w) += q.matrix();
+    }
+  });
+}
+}  // namespace detail
+
 // (1/N) Σᵢ G(i, p)² for every column p — the VOGN / empirical-Fisher diagonal from the
 // per-example gradients. Each column is summed in row order, so the result does not depend
 // on the thread count. Cost: O(N·P), columns split over options.threads threads.
 inline Eigen::VectorXd squared_column_mean(const RowMatrixXd& G,
                                            const ParallelOptions& options = {}) {
-  const Eigen::Index N = G.rows(), P = G.cols();
-  Eigen::VectorXd out = Eigen::VectorXd::Zero(P);
-  if (N == 0) return out;
-  ParallelOptions cols = options;
-  cols.grain = 256;  // columns per task: 2 KiB of accumulators stay in L1
-  nn::parallel_blocks(P, cols, [&](Eigen::Index p0, Eigen::Index p1) {
-    Eigen::ArrayXd acc = Eigen::ArrayXd::Zero(p1 - p0);
-    for (Eigen::Index n = 0; n < N; ++n)
-      acc += G.row(n).segment(p0, p1 - p0).transpose().array().square();
-    out.segment(p0, p1 - p0) = acc.matrix() / static_cast<double>(N);
-  });
-  return out;
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(G.cols());
+  if (G.rows() == 0) return out;
+  detail::add_column_sums(G, nullptr, out, options);
+  return out / static_cast<double>(G.rows());
+}
+
+// Adds Σᵢ G(i, p) to sum(p) and Σᵢ G(i, p)² to squares(p) for every column p: a minibatch's
+// gradient and empirical-Fisher diagonal from its per-example gradients in one pass over G (as
+// squared_column_mean, each column in row order: the same bits for any thread count). Throws
+// std::invalid_argument if sum or squares does not have G.cols() entries. Cost: O(N·P).
+inline void add_column_sums_and_squares(const RowMatrixXd& G, Eigen::VectorXd& sum,
+                                        Eigen::VectorXd& squares,
+                                        const ParallelOptions& options = {}) {
+  if (sum.size() != G.cols() || squares.size() != G.cols())
+    throw std::invalid_argument("ngvi::nn::add_column_sums_and_squares: G has " +
+                                std::to_string(G.cols()) + " columns, sum has " +
+                                std::to_string(sum.size()) + " entries and squares " +
+                                std::to_string(squares.size()));
+  detail::add_column_sums(G, &sum, squares, options);
 }
 
 // ---- output Jacobians -----------------------------------------------------------------------

@@ -6,10 +6,10 @@
 // nlohmann's byte offset of a syntax error into the line and column a user can look up.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -31,8 +31,7 @@ inline void write_json_file(const std::filesystem::path& path, const nlohmann::j
 namespace detail {
 
 // The 1-based line and column of byte offset `at` of `text`.
-inline std::pair<std::size_t, std::size_t> line_and_column(std::string_view text,
-                                                           std::size_t at) {
+inline std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t at) {
   std::size_t line = 1, column = 1;
   for (std::size_t i = 0; i < at && i < text.size(); ++i) {
     if (text[i] == '\n') {
@@ -75,9 +74,9 @@ inline nlohmann::json read_json_file(const std::filesystem::path& path) {
             ? std::string_view()
             : what.substr(open + 9, what.size() - (open + 9) - (what.ends_with('\'') ? 1 : 0));
     const std::size_t at = token.empty() ? std::string_view::npos : view.find(token);
-    const auto [line, column] =
-        at == std::string_view::npos ? std::pair<std::size_t, std::size_t>{0, 0}
-                                     : detail::line_and_column(view, at);
+    const auto [line, column] = at == std::string_view::npos
+                                    ? std::pair<std::size_t, std::size_t>{0, 0}
+                                    : detail::line_and_column(view, at);
     throw nn::DataError(path, line, column, "a number that fits a double",
                         "the number " + nn::quote_bytes(token.substr(0, 40)));
   }

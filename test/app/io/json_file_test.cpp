@@ -52,7 +52,9 @@ BOOST_AUTO_TEST_CASE(numbers_beyond_double_name_line_and_column) {
     BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
     BOOST_TEST(contains(e.what(), "2e999"), e.what());
   }
-  const auto q = dir.write("top.json", "4444444001E000000000000059953591\x1e" "2\n");
+  const auto q = dir.write("top.json",
+                           "4444444001E000000000000059953591\x1e"
+                           "2\n");
   try {
     (void)ngvi::app::read_json_file(q);
     BOOST_FAIL("no DataError");
