@@ -40,10 +40,11 @@
 //   * Separate rates α (mean) and β (curvature); α = β would be the natural-gradient step.
 //
 // Cost per step: S per-example gradient passes over M examples (the batched route for
-// nn::Supervised), plus for the curvature: empirical Fisher O(M·P) (diagonal) or one M×P×P
-// product (full); GGN M output Jacobians + O(M·m·P) (diagonal) or O(M·m·P²) (full); MC Fisher the
-// same plus K·M sampled output gradients. Updates: O(P) (diagonal), or one Cholesky of S + λδ̃I
-// (P³/3) for full, whose factor also samples the next θ.
+// nn::Supervised; for the diagonal empirical Fisher only their sums and sums of squares, by
+// nn::add_gradient_sums_and_squares), plus for the curvature: empirical Fisher O(M·P)
+// (diagonal) or one M×P×P product (full); GGN M output Jacobians + O(M·m·P) (diagonal) or
+// O(M·m·P²) (full); MC Fisher the same plus K·M sampled output gradients. Updates: O(P) (diagonal),
+// or one Cholesky of S + λδ̃I (P³/3) for full, whose factor also samples the next θ.
 #pragma once
 
 #include <algorithm>
@@ -162,8 +163,8 @@ class Vogn {
     for (const Eigen::VectorXd& theta : thetas_) {
       {
         ScopedTimer timer(c.seconds_gradients);
+        if (add_fused_fisher_sums(theta, g_hat, c_hat, in)) continue;
         nn::per_example_gradients(model_, theta, in.batch, g_, in.parallel);
-        if (add_fused_fisher_sums(g_hat, c_hat, in)) continue;
         g_hat += g_.colwise().sum().transpose();
       }
       ScopedTimer timer(c.seconds_curvature);
@@ -237,14 +238,16 @@ class Vogn {
     return factor_.factorize(std::move(shifted));
   }
 
-  // Diagonal empirical Fisher: adds Σ_{i∈B} gᵢ to g_hat and Σ_{i∈B} gᵢ² to c_hat in one pass over
-  // the gradients in g_ (timed with them) and returns true; false for any other curvature.
-  bool add_fused_fisher_sums(Eigen::VectorXd& g_hat, Mat& c_hat, const StepInput& in) const {
+  // Diagonal empirical Fisher: adds Σ_{i∈B} gᵢ to g_hat and Σ_{i∈B} gᵢ² to c_hat at θ without
+  // forming the per-example gradients (nn::add_gradient_sums_and_squares) and returns true;
+  // false for any other curvature.
+  bool add_fused_fisher_sums(const Eigen::VectorXd& theta, Eigen::VectorXd& g_hat, Mat& c_hat,
+                             const StepInput& in) const {
     if constexpr (Factor::full) {
       return false;
     } else {
       if (o_.curvature != VognCurvature::empirical_fisher) return false;
-      nn::add_column_sums_and_squares(g_, g_hat, c_hat, in.parallel);
+      nn::add_gradient_sums_and_squares(model_, theta, in.batch, g_hat, c_hat, in.parallel);
       return true;
     }
   }

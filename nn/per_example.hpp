@@ -174,6 +174,30 @@ void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   });
 }
 
+// One block of the batched route: the forward pass on the block's rows, one reverse sweep of
+// Σᵢ ℓᵢ, and the δs of every dense layer; then use(pass, deltas, tape, Yb) with the block's
+// targets Yb, while the block's recording is still on the tape.
+template <class Lik, class Use>
+void with_block_deltas(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
+                       ExampleIndices block, Use&& use) {
+  ad::TapeScope<double> scope;
+  ad::Tape<double>& t = scope.tape();
+  BatchedPass pass;
+  Eigen::MatrixXd xbuf, ybuf;
+  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
+  const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
+  const ad::Var<double> L = model.likelihood().batch_nll(pass.eta, Yb);
+  t.zero_adjoints();
+  if (L.is_active()) {
+    t.adjoint(L.index()) = 1.0;
+    t.reverse(scope.mark());
+  }
+  std::vector<RowMatrixXd> deltas;
+  for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, t));
+  use(static_cast<const BatchedPass&>(pass), static_cast<const std::vector<RowMatrixXd>&>(deltas),
+      static_cast<const ad::Tape<double>&>(t), Yb);
+}
+
 // Batched route: per block of idx one forward pass on the block's rows and one reverse sweep.
 template <class Lik>
 void gradients_batched(const Supervised<Sequential, Lik>& model,
@@ -191,36 +215,81 @@ void gradients_batched(const Supervised<Sequential, Lik>& model,
   nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
-    ad::TapeScope<double> scope;
-    ad::Tape<double>& t = scope.tape();
-    BatchedPass pass;
-    Eigen::MatrixXd xbuf, ybuf;
-    batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
-    const Eigen::Index B = end - begin;
-    const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
-    const ad::Var<double> L = lik.batch_nll(pass.eta, Yb);
-    t.zero_adjoints();
-    if (L.is_active()) {
-      t.adjoint(L.index()) = 1.0;
-      t.reverse(scope.mark());
-    }
-    std::vector<RowMatrixXd> deltas;
-    for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, t));
-    for (Eigen::Index i = 0; i < B; ++i) {
-      double* row = G.row(begin + i).data();
-      write_dense_rows(model.net(), pass, deltas, i, row);
-      for (int k = 0; k < np; ++k) {
-        const ad::Var<double>& s = pass.eta(i, out + k);
-        row[model.likelihood_offset() + k] = t.adjoint(s.index());
-      }
-    }
-    if (losses) {
-      const Eigen::MatrixXd F = ad::values_of(pass.eta);
-      for (Eigen::Index i = 0; i < B; ++i)
-        (*losses)(begin + i) =
-            lik.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(Yb.row(i).transpose()));
-    }
+    with_block_deltas(model, theta, block,
+                      [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
+                          const ad::Tape<double>& t, const Eigen::MatrixXd& Yb) {
+                        const Eigen::Index B = end - begin;
+                        for (Eigen::Index i = 0; i < B; ++i) {
+                          double* row = G.row(begin + i).data();
+                          write_dense_rows(model.net(), pass, deltas, i, row);
+                          for (int k = 0; k < np; ++k)
+                            row[model.likelihood_offset() + k] =
+                                t.adjoint(pass.eta(i, out + k).index());
+                        }
+                        if (losses) {
+                          const Eigen::MatrixXd F = ad::values_of(pass.eta);
+                          for (Eigen::Index i = 0; i < B; ++i)
+                            (*losses)(begin + i) = lik.nll(Eigen::VectorXd(F.row(i).transpose()),
+                                                           Eigen::VectorXd(Yb.row(i).transpose()));
+                        }
+                      });
   });
+}
+
+// Batched route of the gradient moments: per block, Σᵢ δᵢaᵢᵀ = DᵀA and Σᵢ (δᵢaᵢᵀ)² = (D∘D)ᵀ(A∘A)
+// for every dense layer (D: the block's δs, A: its inputs; biases Σᵢ δᵢ and Σᵢ δᵢ²), and the
+// likelihood parameters' per-example partials summed directly. The block sums are added in
+// block order, so the result does not depend on the thread count.
+template <class Lik>
+void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
+                              const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
+                              Eigen::VectorXd& sum, Eigen::VectorXd& squares,
+                              const ParallelOptions& options) {
+  const Eigen::VectorXd theta = theta_in;
+  const auto n = static_cast<Eigen::Index>(idx.size());
+  const Eigen::Index P = model.num_params(), out = model.net().output_dim();
+  const Eigen::Index grain = std::max<Eigen::Index>(options.grain, 1);
+  const int np = model.likelihood().num_params();
+  std::vector<Eigen::VectorXd> block_sum(static_cast<std::size_t>((n + grain - 1) / grain)),
+      block_squares(block_sum.size());
+  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+    const ExampleIndices block =
+        idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
+    Eigen::VectorXd& s = block_sum[static_cast<std::size_t>(begin / grain)];
+    Eigen::VectorXd& q = block_squares[static_cast<std::size_t>(begin / grain)];
+    s.resize(P);
+    q.resize(P);
+    with_block_deltas(
+        model, theta, block,
+        [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
+            const ad::Tape<double>& t, const Eigen::MatrixXd&) {
+          using Map = Eigen::Map<RowMajorMatrix<double>>;
+          for (std::size_t k = 0; k < deltas.size(); ++k) {
+            const DenseSlot& d = model.net().dense_layers()[k];
+            const RowMatrixXd& D = deltas[k];
+            const RowMatrixXd& A = pass.inputs[k];
+            Map(s.data() + d.weight.offset, d.out, d.in).noalias() = D.transpose() * A;
+            Map(q.data() + d.weight.offset, d.out, d.in).noalias() =
+                D.cwiseAbs2().transpose() * A.cwiseAbs2();
+            s.segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
+            q.segment(d.bias.offset, d.out) = D.cwiseAbs2().colwise().sum().transpose();
+          }
+          for (int k = 0; k < np; ++k) {
+            double sk = 0.0, qk = 0.0;
+            for (Eigen::Index i = 0; i < end - begin; ++i) {
+              const double g = t.adjoint(pass.eta(i, out + k).index());
+              sk += g;
+              qk += g * g;
+            }
+            s(model.likelihood_offset() + k) = sk;
+            q(model.likelihood_offset() + k) = qk;
+          }
+        });
+  });
+  for (std::size_t b = 0; b < block_sum.size(); ++b) {
+    sum += block_sum[b];
+    squares += block_squares[b];
+  }
 }
 
 // Generic route: rows k·K … k·K+K−1 of J are J_{idx[k]}.
@@ -437,6 +506,36 @@ inline void add_column_sums_and_squares(const RowMatrixXd& G, Eigen::VectorXd& s
                                 std::to_string(sum.size()) + " entries and squares " +
                                 std::to_string(squares.size()));
   detail::add_column_sums(G, &sum, squares, options);
+}
+
+// Adds Σ_k ∇ℓ_{idx[k]}(θ) to sum and Σ_k ∇ℓ_{idx[k]}(θ)² (elementwise) to squares: a minibatch's
+// gradient and its empirical-Fisher diagonal (VOGN's ĝ and ĉ) without the |idx|×P matrix of
+// per-example gradients. For Supervised<Sequential, L> by the batched route's moments (the
+// sums of outer products δᵢaᵢᵀ and of their squares as two small products per dense layer and
+// block, as BackPACK's SumGradSquared); for any other SeparableModel from per_example_gradients
+// and add_column_sums_and_squares. The same bits for any thread count. Throws
+// std::invalid_argument for a θ, sum or squares of the wrong size and as check_example_indices.
+// Cost: batched, per block of options.grain examples one forward pass and one reverse sweep plus
+// O(B·Σ in·out) flops — no O(|idx|·P) writes; generic, that of per_example_gradients.
+template <class M>
+void add_gradient_sums_and_squares(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                   ExampleIndices idx, Eigen::VectorXd& sum,
+                                   Eigen::VectorXd& squares, const ParallelOptions& options = {}) {
+  check_example_indices(idx, model.num_examples(), "add_gradient_sums_and_squares");
+  detail::check_theta_size(theta.size(), model.num_params(), "add_gradient_sums_and_squares");
+  const Eigen::Index P = model.num_params();
+  if (sum.size() != P || squares.size() != P)
+    throw std::invalid_argument("ngvi::nn::add_gradient_sums_and_squares: the model has " +
+                                std::to_string(P) + " parameters, sum has " +
+                                std::to_string(sum.size()) + " entries and squares " +
+                                std::to_string(squares.size()));
+  if constexpr (is_supervised_sequential_v<M>) {
+    detail::gradient_moments_batched(model, theta, idx, sum, squares, options);
+  } else {
+    RowMatrixXd G;
+    detail::gradients(model, theta, idx, G, options, nullptr);
+    add_column_sums_and_squares(G, sum, squares, options);
+  }
 }
 
 // ---- output Jacobians -----------------------------------------------------------------------

@@ -5,6 +5,8 @@
 // per-example Hessians against the Hessian of the total loss. The minibatch (ExampleIndices)
 // overloads are checked against the same model built on data.subset(idx), against the rows of
 // the all-examples result, batched route against generic route, and across thread counts.
+// The minibatch gradient moments (Σ gᵢ and Σ gᵢ² without the gradient matrix) against the
+// explicit sums of the generic route's rows.
 #include <random>
 #include <string>
 #include <vector>
@@ -157,6 +159,46 @@ void check_minibatch(const M& model, const Eigen::VectorXd& th, const std::strin
   NGVI_CHECK_REPORT(compare(J2, J, tol::exact, what + ": minibatch Jacobians, 2 vs 1 thread"));
 }
 
+// add_gradient_sums_and_squares on test::mixed_minibatch against the explicit sums of the rows of
+// the generic route's per-example gradients (Σ_k G(k, p) and Σ_k G(k, p)², written out here),
+// added onto non-zero starting values; bitwise the same for 1, 2 and 3 threads; and the
+// generic route of the function (a CallableModel of the same network) against the same sums.
+template <class M>
+void check_gradient_moments(const M& model, const Eigen::VectorXd& th, const std::string& what) {
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(model.num_examples());
+  const Eigen::Index P = model.num_params();
+  nn::RowMatrixXd G;
+  nn::per_example_gradients_generic(model, th, idx, G, {.threads = 1});
+  const Eigen::VectorXd s0 = Eigen::VectorXd::LinSpaced(P, -1.0, 1.0),
+                        q0 = Eigen::VectorXd::LinSpaced(P, 0.5, 2.0);
+  Eigen::VectorXd ref_sum = s0, ref_squares = q0;
+  for (Eigen::Index k = 0; k < G.rows(); ++k)
+    for (Eigen::Index p = 0; p < P; ++p) {
+      ref_sum(p) += G(k, p);
+      ref_squares(p) += G(k, p) * G(k, p);
+    }
+  Eigen::VectorXd s1 = s0, q1 = q0;
+  nn::add_gradient_sums_and_squares(model, th, idx, s1, q1, {.threads = 1, .grain = 3});
+  NGVI_CHECK_REPORT(compare(s1, ref_sum, tol::ad_vs_ad, what + ": Σ gradients vs Σ rows of G"));
+  NGVI_CHECK_REPORT(
+      compare(q1, ref_squares, tol::ad_vs_ad, what + ": Σ squared gradients vs Σ rows of G∘G"));
+  for (int threads : {2, 3}) {
+    Eigen::VectorXd s = s0, q = q0;
+    nn::add_gradient_sums_and_squares(model, th, idx, s, q, {.threads = threads, .grain = 3});
+    const std::string tag = what + ", " + std::to_string(threads) + " threads";
+    NGVI_CHECK_REPORT(compare(s, s1, tol::exact, tag + ": Σ gradients"));
+    NGVI_CHECK_REPORT(compare(q, q1, tol::exact, tag + ": Σ squared gradients"));
+  }
+  const auto callable =
+      nn::make_model([&model](const auto& t, Eigen::Index i) { return model.example_loss(t, i); },
+                     model.num_examples(), P);
+  Eigen::VectorXd sg = s0, qg = q0;
+  nn::add_gradient_sums_and_squares(callable, th, idx, sg, qg, {.threads = 2, .grain = 3});
+  NGVI_CHECK_REPORT(compare(sg, ref_sum, tol::ad_vs_ad, what + ": generic route, Σ gradients"));
+  NGVI_CHECK_REPORT(
+      compare(qg, ref_squares, tol::ad_vs_ad, what + ": generic route, Σ squared gradients"));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(mlp_gaussian_fixed_noise) {
@@ -217,6 +259,27 @@ BOOST_AUTO_TEST_CASE(squared_column_mean_is_the_mean_of_squares) {
   NGVI_CHECK_REPORT(
       compare(nn::squared_column_mean(G), ref, tol::closed_form, "squared column mean"));
   BOOST_TEST(nn::squared_column_mean(nn::RowMatrixXd(0, 4)).cwiseAbs().sum() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(gradient_sums_and_squares_without_the_gradient_matrix) {
+  const nn::Supervised gauss(nn::Sequential{nn::Dense(5, 6), nn::Tanh{}, nn::Dense(6, 1)},
+                             nn::GaussianFixedNoise(2.0), make_data(14, 5, 1, 31, 0));
+  check_gradient_moments(gauss, start(gauss, 32), "tanh MLP, Gaussian");
+  const nn::Supervised deep(nn::Sequential{nn::Sigmoid{}, nn::Dense(3, 6), nn::Relu{},
+                                           nn::Dense(6, 4), nn::Softplus{}, nn::Dense(4, 1)},
+                            nn::GaussianLearnedNoise(3.0), make_data(13, 3, 1, 33, 0));
+  check_gradient_moments(deep, start(deep, 34), "deep net, learned noise");
+  const nn::Supervised softmax(nn::Sequential{nn::Dense(4, 5), nn::Tanh{}, nn::Dense(5, 3)},
+                               nn::SoftmaxCategorical(3), make_data(13, 4, 1, 35, 1));
+  check_gradient_moments(softmax, start(softmax, 36), "softmax");
+  Eigen::VectorXd s = Eigen::VectorXd::Zero(gauss.num_params()), short_q(3);
+  const std::vector<Eigen::Index> idx{0, 1};
+  BOOST_CHECK_THROW(nn::add_gradient_sums_and_squares(gauss, start(gauss, 32), idx, s, short_q),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(nn::add_gradient_sums_and_squares(gauss, Eigen::VectorXd::Zero(2), idx, s, s),
+                    std::invalid_argument);
+  nn::RowMatrixXd G(2, 3);
+  BOOST_CHECK_THROW(nn::add_column_sums_and_squares(G, s, s), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(per_example_hessians_sum_to_the_total_hessian) {
@@ -302,6 +365,10 @@ BOOST_AUTO_TEST_CASE(minibatch_bad_indices_are_rejected) {
   test::check_rejects_bad_indices(
       [&](nn::ExampleIndices idx) { nn::per_example_hessians(model, th, idx, H); }, 4,
       "per_example_hessians");
+  Eigen::VectorXd s = Eigen::VectorXd::Zero(model.num_params()), q = s;
+  test::check_rejects_bad_indices(
+      [&](nn::ExampleIndices idx) { nn::add_gradient_sums_and_squares(model, th, idx, s, q); }, 4,
+      "add_gradient_sums_and_squares");
 }
 
 BOOST_AUTO_TEST_CASE(wrong_theta_size_is_rejected) {

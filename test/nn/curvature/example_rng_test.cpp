@@ -55,8 +55,8 @@ BOOST_AUTO_TEST_CASE(first_draws_never_repeat_across_examples_streams_and_seeds)
     for (const std::uint64_t stream : {0ULL, 1ULL})
       for (Eigen::Index i = 0; i < kExamples; ++i) {
         auto rng = example_rng(seed, i, stream);
-        BOOST_REQUIRE_MESSAGE(seen.insert(rng()).second, "example " << i << ", seed " << seed
-                                                                    << ", stream " << stream);
+        BOOST_REQUIRE_MESSAGE(seen.insert(rng()).second,
+                              "example " << i << ", seed " << seed << ", stream " << stream);
       }
   auto a = example_rng(7, 3, 0), b = example_rng(7, 3, 0);
   for (int k = 0; k < 1000; ++k) BOOST_REQUIRE(a() == b());
