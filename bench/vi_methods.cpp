@@ -19,8 +19,8 @@
 //   VI/eigh_P151             a symmetric eigendecomposition of a 151×151 matrix (Eigen)
 //   VI/von_step_H10_M32/<remedy>, VI/von_epoch_H10/<remedy>, remedy = clip (eigenvalue clipping
 //                            of Ĥ, the reference's), damp (Cholesky check, β halved on failure)
-//                            or ggn (Cholesky check, that step's GGN on failure; the tool's
-//                            default)
+//                            or ggn (Cholesky check, that step's GGN on failure); `ngvi`
+//                            uses clip by default
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
