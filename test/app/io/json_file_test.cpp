@@ -1,5 +1,6 @@
 // Tests of app/io/json_file.hpp: a round trip through the atomic writer, and syntax errors
 // reported at the right line and column.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -22,18 +23,26 @@ BOOST_AUTO_TEST_CASE(round_trip) {
   BOOST_TEST(ngvi::test::read_file(dir.path / "r.json").back() == '\n');
 }
 
+namespace {
+// read_json_file(path) must throw a DataError at `line`:`column` whose message is printable
+// ASCII and contains `needle`.
+void check_error_at(const std::filesystem::path& path, std::size_t line, std::size_t column,
+                    const std::string& needle) {
+  try {
+    (void)ngvi::app::read_json_file(path);
+    BOOST_FAIL("no DataError for " << path);
+  } catch (const ngvi::nn::DataError& e) {
+    BOOST_TEST(e.line() == line, e.what());
+    BOOST_TEST(e.column() == column, e.what());
+    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
+    BOOST_TEST(contains(e.what(), needle), e.what());
+  }
+}
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(syntax_errors_name_line_and_column) {
   TempDir dir;
-  const auto p = dir.write("bad.json", "{\n  \"a\": 1,\n  \"b\": \x01\n}\n");
-  try {
-    (void)ngvi::app::read_json_file(p);
-    BOOST_FAIL("no DataError");
-  } catch (const ngvi::nn::DataError& e) {
-    BOOST_TEST(e.line() == 3u, e.what());
-    BOOST_TEST(e.column() == 8u, e.what());
-    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
-    BOOST_TEST(contains(e.what(), "valid JSON"), e.what());
-  }
+  check_error_at(dir.write("bad.json", "{\n  \"a\": 1,\n  \"b\": \x01\n}\n"), 3, 8, "valid JSON");
   BOOST_CHECK_THROW((void)ngvi::app::read_json_file(dir.path / "missing.json"),
                     ngvi::nn::DataError);
 }
@@ -42,27 +51,11 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_line_and_column) {
 // the fuzzer (test/fuzz/corpus holds the input).
 BOOST_AUTO_TEST_CASE(numbers_beyond_double_name_line_and_column) {
   TempDir dir;
-  const auto p = dir.write("big.json", "{\n  \"a\": [1,\n    2e999]\n}\n");
-  try {
-    (void)ngvi::app::read_json_file(p);
-    BOOST_FAIL("no DataError");
-  } catch (const ngvi::nn::DataError& e) {
-    BOOST_TEST(e.line() == 3u, e.what());
-    BOOST_TEST(e.column() == 5u, e.what());
-    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
-    BOOST_TEST(contains(e.what(), "2e999"), e.what());
-  }
-  const auto q = dir.write("top.json",
+  check_error_at(dir.write("big.json", "{\n  \"a\": [1,\n    2e999]\n}\n"), 3, 5, "2e999");
+  check_error_at(dir.write("top.json",
                            "4444444001E000000000000059953591\x1e"
-                           "2\n");
-  try {
-    (void)ngvi::app::read_json_file(q);
-    BOOST_FAIL("no DataError");
-  } catch (const ngvi::nn::DataError& e) {
-    BOOST_TEST(e.line() == 1u, e.what());
-    BOOST_TEST(e.column() == 1u, e.what());
-    BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
-  }
+                           "2\n"),
+                 1, 1, "a number that fits a double");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
