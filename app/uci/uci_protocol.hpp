@@ -130,10 +130,10 @@ struct UciRun {
 };
 
 // Runs the protocol (see the top of the file). Throws nn::DataError for a malformed folder and
-// std::invalid_argument for bad options. Cost: per split, up to max_tuning_fits fits on 80 % of
-// the training set and one on all of it, plus the validation and test predictives (laplace: up
-// to max_tuning_fits MAP fits and P×P Laplace approximations on all of it, and the test
-// predictive).
+// std::invalid_argument for bad options. Cost: per split, up to max_tuning_fits settings of
+// validation_folds fits each on part of the training set and `ensemble` fits on all of it, plus
+// the validation and test predictives (laplace: up to max_tuning_fits + ensemble − 1 MAP fits
+// and P×P Laplace approximations on all of it, and the test predictives).
 UciRun run_uci_protocol(const UciProtocolOptions& options);
 
 }  // namespace ngvi::app

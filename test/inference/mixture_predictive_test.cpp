@@ -92,8 +92,8 @@ BOOST_AUTO_TEST_CASE(mixture_matches_the_density_and_its_moments) {
   const vi::RegressionPredictive r = vi::mixture_regression_predictive(t.members(), t.y);
   double squared_error = 0.0;
   for (Eigen::Index i = 0; i < t.y.size(); ++i) {
-    NGVI_CHECK_REPORT(compare(r.log_likelihood(i), std::log(t.density(i, t.y(i))),
-                              tol::closed_form, "log p(y) against the summed densities"));
+    NGVI_CHECK_REPORT(compare(r.log_likelihood(i), std::log(t.density(i, t.y(i))), tol::closed_form,
+                              "log p(y) against the summed densities"));
     const double mean = t.moment(i, 1);
     NGVI_CHECK_REPORT(compare(r.mean(i, 0), mean, tol::quadrature, "mean against quadrature"));
     NGVI_CHECK_REPORT(compare(r.variance(i, 0), t.moment(i, 2) - mean * mean, tol::quadrature,
@@ -103,8 +103,8 @@ BOOST_AUTO_TEST_CASE(mixture_matches_the_density_and_its_moments) {
   }
   NGVI_CHECK_REPORT(compare(r.test_log_likelihood, r.log_likelihood.mean(), tol::closed_form,
                             "test log-likelihood is the mean"));
-  NGVI_CHECK_REPORT(compare(r.rmse, std::sqrt(squared_error / 4.0), tol::quadrature,
-                            "RMSE of the mixture mean"));
+  NGVI_CHECK_REPORT(
+      compare(r.rmse, std::sqrt(squared_error / 4.0), tol::quadrature, "RMSE of the mixture mean"));
 }
 
 BOOST_AUTO_TEST_CASE(log_densities_far_below_exps_range_stay_finite) {
@@ -115,9 +115,8 @@ BOOST_AUTO_TEST_CASE(log_densities_far_below_exps_range_stay_finite) {
   b.log_likelihood = VectorXd::Constant(1, -1001.0);
   const std::vector<vi::RegressionPredictive> m{a, b};
   const vi::RegressionPredictive r = vi::mixture_regression_predictive(m, MatrixXd::Zero(1, 1));
-  NGVI_CHECK_REPORT(compare(r.test_log_likelihood,
-                            -1000.0 + std::log((1.0 + std::exp(-1.0)) / 2.0), tol::closed_form,
-                            "log-mean-exp of −1000 and −1001"));
+  NGVI_CHECK_REPORT(compare(r.test_log_likelihood, -1000.0 + std::log((1.0 + std::exp(-1.0)) / 2.0),
+                            tol::closed_form, "log-mean-exp of −1000 and −1001"));
 }
 
 BOOST_AUTO_TEST_CASE(one_member_is_itself) {
@@ -134,7 +133,9 @@ BOOST_AUTO_TEST_CASE(one_member_is_itself) {
 BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
   const ThreeMembers t;
   check_error_mentions(
-      [&] { (void)vi::mixture_regression_predictive(std::vector<vi::RegressionPredictive>{}, t.y); },
+      [&] {
+        (void)vi::mixture_regression_predictive(std::vector<vi::RegressionPredictive>{}, t.y);
+      },
       "mixture_regression_predictive: no members");
   check_error_mentions([&] { (void)vi::mixture_regression_predictive(t.members(), MatrixXd()); },
                        "no test targets");
