@@ -17,6 +17,7 @@
 #include <inference/map.hpp>
 #include <inference/minibatch.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/mixture_predictive.hpp>
 #include <inference/natural_gradient.hpp>
 #include <inference/noisy_adam.hpp>
 #include <inference/noisy_kfac.hpp>

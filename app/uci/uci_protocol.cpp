@@ -14,6 +14,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include <inference/mixture_predictive.hpp>
 #include <nn/activations.hpp>
 #include <nn/data_loader.hpp>
 #include <nn/dataset.hpp>
@@ -56,8 +57,25 @@ vi::Rng stream(std::uint64_t seed, int split, int fit, Eigen::Index epoch) {
   return vi::Rng(s);
 }
 
-// Fit numbers of the streams: the tuning fits are 1, 2, ...; the final fit is 0.
+// Fit numbers of the streams: the tuning fits are 1, 2, ... (fold f > 0 adds 1000·f); the final
+// fit is 0, and member m of an ensemble is member_fit(m), past every tuning fit's number.
 constexpr int final_fit = 0;
+int member_fit(int m) { return 100000 * m; }
+
+// The equally weighted mixture of the members' test predictives (inference/mixture_predictive.hpp)
+// written into r: its RMSE and log-likelihood, and each member's own if there are several.
+void score_members(const std::vector<vi::RegressionPredictive>& members, const Problem& p,
+                   SplitResult& r) {
+  if (members.size() > 1)
+    for (const vi::RegressionPredictive& m : members) {
+      r.member_rmse.push_back(m.rmse);
+      r.member_log_likelihood.push_back(m.test_log_likelihood);
+    }
+  const vi::RegressionPredictive mix =
+      vi::mixture_regression_predictive(members, p.targets.inverse_transform(p.held_out.data().Y));
+  r.rmse = mix.rmse;
+  r.log_likelihood = mix.test_log_likelihood;
+}
 
 double finite_or_lowest(double v) {
   return std::isfinite(v) ? v : -std::numeric_limits<double>::infinity();
@@ -243,24 +261,29 @@ class SplitRunner {
     return p;
   }
 
+  // The final fit (ensemble > 1: one per member, from its own start) on the whole training set
+  // with the chosen τ, δ and epochs, scored on the test set.
   void final_fit_on_training_set(SplitResult& r) const {
     const Problem p = make_problem(data_.train, data_.test, hidden_, r.noise_precision);
     FitRequest request;
     request.settings = o_.method;
     request.settings.prior_precision = r.prior_precision;
     request.settings.epochs = r.epochs;
-    vi::Rng rng = stream(o_.seed, split_, final_fit, 0);
-    const FitOutcome out = fit_method(p.train, request, rng);
-    if (!out.ok) {
-      r.ok = false;
-      r.message = out.message;
-      return;
+    std::vector<vi::RegressionPredictive> members;
+    for (int m = 0; m < o_.ensemble; ++m) {
+      vi::Rng rng = stream(o_.seed, split_, member_fit(m), 0);
+      const FitOutcome out = fit_method(p.train, request, rng);
+      if (!out.ok) {
+        r.ok = false;
+        r.message =
+            (o_.ensemble > 1 ? "ensemble member " + std::to_string(m) + ": " : "") + out.message;
+        return;
+      }
+      vi::Rng test_rng = stream(o_.seed, split_, member_fit(m), 1);
+      members.push_back(predict_regression(out.posterior, p.held_out, p.targets, test_rng,
+                                           predict_options(o_.test_samples)));
     }
-    vi::Rng test_rng = stream(o_.seed, split_, final_fit, 1);
-    const vi::RegressionPredictive pred = predict_regression(
-        out.posterior, p.held_out, p.targets, test_rng, predict_options(o_.test_samples));
-    r.rmse = pred.rmse;
-    r.log_likelihood = pred.test_log_likelihood;
+    score_members(members, p, r);
   }
 
   const UciProtocolOptions& o_;
@@ -310,11 +333,18 @@ class EvidenceRunner {
   }
 
  private:
-  // The MAP + Laplace fit at ratio r (at τ = the best c* so far, δ = r·τ), and its evidence
-  // maximised over the scale c in closed form (header). Returns that evidence (−∞ on failure).
-  double evaluate(double ratio) {
-    const int fit_number = static_cast<int>(order_.size()) + 1;
-    const double tau = tau_fit_, delta = ratio * tau;
+  // A MAP + Laplace fit, its evidence maximised over the scale (τ, δ) = (c, r·c), and the
+  // Laplace posterior rescaled to that c.
+  struct EvidenceFit {
+    TuningFit fit;                      // (c*, r·c*) and the evidence there (−∞: failed)
+    std::optional<vi::FullGaussian> q;  // N(θ*, (c*·(G + rI))⁻¹); empty if the fit failed
+    std::string message;                // why it failed; empty otherwise
+  };
+
+  // The MAP + Laplace fit at ratio r and τ (δ = r·τ) from the start of stream `fit_number`, and
+  // its evidence maximised over the scale c in closed form (header).
+  EvidenceFit fit_at(double ratio, double tau, int fit_number) const {
+    const double delta = ratio * tau;
     const RegressionModel model =
         network_on(nn::DatasetStandardizer::fit(data_.train).transform(data_.train), hidden_, tau);
     FitRequest request;
@@ -322,11 +352,10 @@ class EvidenceRunner {
     request.settings.prior_precision = delta;
     vi::Rng rng = stream(o_.seed, split_, fit_number, 0);
     FitOutcome out = fit_method(model, request, rng);
-    TuningFit t{tau, delta, epochs_of(o_.method), not_scored, lowest_score};
+    EvidenceFit r{{tau, delta, epochs_of(o_.method), not_scored, lowest_score}, {}, {}};
     if (!out.ok || !out.evidence) {
-      last_failure_ = out.message;
-      order_.push_back(t);
-      return lowest_score;
+      r.message = out.message;
+      return r;
     }
     const LaplaceEvidence& e = *out.evidence;
     const auto n = static_cast<double>(model.num_examples());
@@ -340,31 +369,63 @@ class EvidenceRunner {
     const double evidence = 0.5 * n * (std::log(c) - log_2pi) - 0.5 * c * sse -
                             0.5 * ratio * c * e.squared_norm + 0.5 * p * std::log(ratio * c) -
                             0.5 * log_det;
-    t.noise_precision = c;
-    t.prior_precision = ratio * c;
-    t.log_marginal_likelihood = finite_or_lowest(evidence);
-    order_.push_back(t);
-    if (std::isfinite(t.log_marginal_likelihood) &&
-        (!best_ || t.log_marginal_likelihood > order_[best_index_].log_marginal_likelihood)) {
-      best_index_ = order_.size() - 1;
-      // The same θ*, its precision τ·(G + rI) rescaled to c·(G + rI).
-      const auto& q = std::get<vi::FullGaussian>(out.posterior);
-      best_ = vi::FullGaussian(q.mean(), (c / tau) * q.precision());
-      tau_fit_ = c;
+    r.fit.noise_precision = c;
+    r.fit.prior_precision = ratio * c;
+    r.fit.log_marginal_likelihood = finite_or_lowest(evidence);
+    if (!std::isfinite(r.fit.log_marginal_likelihood)) {
+      r.message = "the Laplace evidence is not finite";
+      return r;
     }
-    return t.log_marginal_likelihood;
+    // The same θ*, its precision τ·(G + rI) rescaled to c·(G + rI).
+    const auto& q = std::get<vi::FullGaussian>(out.posterior);
+    r.q = vi::FullGaussian(q.mean(), (c / tau) * q.precision());
+    return r;
   }
 
+  // The search's fit at ratio r (at τ = the best c* so far). Returns its evidence (−∞ on
+  // failure).
+  double evaluate(double ratio) {
+    EvidenceFit f = fit_at(ratio, tau_fit_, static_cast<int>(order_.size()) + 1);
+    order_.push_back(f.fit);
+    if (!f.q) {
+      last_failure_ = f.message;
+      return lowest_score;
+    }
+    if (!best_ || f.fit.log_marginal_likelihood > order_[best_index_].log_marginal_likelihood) {
+      best_index_ = order_.size() - 1;
+      best_ = std::move(f.q);
+      tau_fit_ = f.fit.noise_precision;
+    }
+    return f.fit.log_marginal_likelihood;
+  }
+
+  // The linearised predictive of the best search fit (member 0) and, for an ensemble, of K − 1
+  // more fits at its ratio r and τ, each at its own evidence-optimal scale (header).
   void score_on_test_set(SplitResult& r) const {
-    const Problem p = make_problem(data_.train, data_.test, hidden_, r.noise_precision);
     PredictOptions po;
     po.samples = o_.test_samples;
     po.linearised = true;
-    vi::Rng test_rng = stream(o_.seed, split_, final_fit, 1);
-    const vi::RegressionPredictive pred =
-        predict_regression(AnyPosterior(*best_), p.held_out, p.targets, test_rng, po);
-    r.rmse = pred.rmse;
-    r.log_likelihood = pred.test_log_likelihood;
+    const double ratio = r.prior_precision / r.noise_precision;
+    std::vector<vi::RegressionPredictive> members;
+    for (int m = 0; m < o_.ensemble; ++m) {
+      EvidenceFit f;
+      if (m == 0) {
+        f.fit = order_[best_index_];
+        f.q = best_;
+      } else {
+        f = fit_at(ratio, r.noise_precision, member_fit(m));
+        if (!f.q) {
+          r.ok = false;
+          r.message = "ensemble member " + std::to_string(m) + ": " + f.message;
+          return;
+        }
+      }
+      const Problem p = make_problem(data_.train, data_.test, hidden_, f.fit.noise_precision);
+      vi::Rng test_rng = stream(o_.seed, split_, member_fit(m), 1);
+      members.push_back(
+          predict_regression(AnyPosterior(*f.q), p.held_out, p.targets, test_rng, po));
+    }
+    score_members(members, make_problem(data_.train, data_.test, hidden_, r.noise_precision), r);
   }
 
   const UciProtocolOptions& o_;
@@ -408,6 +469,9 @@ void validate(const UciProtocolOptions& o) {
   if (o.validation_folds < 0 || o.validation_folds > 20)
     throw std::invalid_argument(who + "validation_folds must be in [0, 20], got " +
                                 std::to_string(o.validation_folds));
+  if (o.ensemble < 1 || o.ensemble > 100)
+    throw std::invalid_argument(who + "ensemble must be in [1, 100], got " +
+                                std::to_string(o.ensemble));
   if (o.max_tuning_fits < 1 || o.validation_samples < 1 || o.test_samples < 1)
     throw std::invalid_argument(
         who + "max_tuning_fits, validation_samples and test_samples must be >= 1");

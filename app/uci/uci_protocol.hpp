@@ -33,6 +33,14 @@
 // best r with its c* gives (τ*, δ*) = (c*, r·c*), and the test metrics use the linearised (GLM)
 // predictive of that Laplace approximation, N(θ*, (c*/c_fit)⁻¹Λ_fit⁻¹) — the same θ*, its
 // precision rescaled — with noise precision τ*.
+// ensemble = K > 1 makes the final predictor an equally weighted mixture of K networks trained
+// from K independent starts (a deep ensemble; for laplace a mixture of Laplace approximations,
+// Eschenhagen et al. 2021), scored by inference/mixture_predictive.hpp. The hyperparameters are
+// chosen once per split as above, with single networks; then every method but laplace trains K
+// networks on the whole training set with the chosen τ, δ and epochs, and laplace keeps its best
+// search fit as member 0 and fits K − 1 more MAPs at the chosen ratio r = δ/τ, each with its own
+// Laplace approximation and evidence-optimal scale c* (as in the search), so every member's τ
+// and δ maximise its own evidence. Member 0 is the fit that ensemble = 1 scores.
 // The splits run in parallel on oneTBB threads, each fit on one thread; every fit draws from its
 // own generator seeded by (seed, split, fit), so the results are bitwise identical for any
 // number of threads.
@@ -73,7 +81,10 @@ struct UciProtocolOptions {
   int max_tuning_fits = 14;
   int validation_samples = 30;  // posterior draws for each validation score
   int test_samples = 100;       // posterior draws for the test metrics (the protocol's)
-  std::uint64_t seed = 1;       // seed of every draw (initial weights, minibatches, samples)
+  // K, the networks of the final predictor (header): 1 (the default) is the protocol as
+  // published; K > 1 costs K − 1 more final fits per split (laplace: MAP + Laplace fits).
+  int ensemble = 1;
+  std::uint64_t seed = 1;  // seed of every draw (initial weights, minibatches, samples)
 };
 
 // One fit of the search: on the inner split, or (laplace) on the whole training set.
@@ -98,8 +109,10 @@ struct SplitResult {
   Eigen::Index epochs = 0;                 // the chosen number of epochs
   double validation_log_likelihood = 0.0;  // of the chosen setting (NaN: laplace)
   double log_marginal_likelihood = 0.0;    // laplace: of the chosen setting (NaN otherwise)
-  std::vector<TuningFit> tuning;           // every fit of the search, in the order run
-  double seconds = 0.0;                    // wall time of the split, tuning included
+  // ensemble > 1: each member's own test RMSE and log-likelihood (member 0 first); empty for 1.
+  std::vector<double> member_rmse, member_log_likelihood;
+  std::vector<TuningFit> tuning;  // every fit of the search, in the order run
+  double seconds = 0.0;           // wall time of the split, tuning included
 };
 
 struct MeanAndError {
@@ -117,10 +130,10 @@ struct UciRun {
 };
 
 // Runs the protocol (see the top of the file). Throws nn::DataError for a malformed folder and
-// std::invalid_argument for bad options. Cost: per split, up to max_tuning_fits fits on 80 % of
-// the training set and one on all of it, plus the validation and test predictives (laplace: up
-// to max_tuning_fits MAP fits and P×P Laplace approximations on all of it, and the test
-// predictive).
+// std::invalid_argument for bad options. Cost: per split, up to max_tuning_fits settings of
+// validation_folds fits each on part of the training set and `ensemble` fits on all of it, plus
+// the validation and test predictives (laplace: up to max_tuning_fits + ensemble − 1 MAP fits
+// and P×P Laplace approximations on all of it, and the test predictives).
 UciRun run_uci_protocol(const UciProtocolOptions& options);
 
 }  // namespace ngvi::app
