@@ -330,6 +330,7 @@ Subcommand add_fit_command(CLI::App& root) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   add_von_remedy_option(*cmd, m);
+  add_vogn_curvature_option(*cmd, m);
   cmd->add_option("--posterior", opt->posterior,
                   "a posterior.json written by ngvi fit: apply it to --predict instead of fitting; "
                   "default: none")

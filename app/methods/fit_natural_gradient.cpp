@@ -24,6 +24,17 @@ vi::VonRemedy von_remedy_of(VonRemedySetting r) {
   }
   return vi::VonRemedy::ggn_fallback;
 }
+vi::VognCurvature vogn_curvature_of(VognCurvatureSetting c) {
+  switch (c) {
+    case VognCurvatureSetting::empirical_fisher:
+      return vi::VognCurvature::empirical_fisher;
+    case VognCurvatureSetting::ggn:
+      return vi::VognCurvature::ggn;
+    case VognCurvatureSetting::mc_fisher:
+      return vi::VognCurvature::mc_fisher;
+  }
+  return vi::VognCurvature::empirical_fisher;
+}
 }  // namespace
 
 template <class Model>
@@ -36,9 +47,9 @@ FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, v
       o.loop = loop;
       o.prior_precision = s.prior_precision;
       o.mean_rate = {learning_rate_of(s)};
-      // β = 0.01: the PyTorch reference's tuned curvature rate; s₀ = 1 and the empirical Fisher
-      // as in its VOGN and seed 000.
+      // β = 0.01: the PyTorch reference's tuned curvature rate; s₀ = 1 as in its VOGN.
       o.precision_rate = {0.01};
+      o.curvature = vogn_curvature_of(s.vogn_curvature);
       return run_fit(model, o, request, rng, AsIs{});
     }
     case Method::von: {

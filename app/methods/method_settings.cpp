@@ -20,6 +20,20 @@ void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
       ->default_str(von_remedy_setting_name(s.von_remedy));
 }
 
+void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
+  std::map<std::string, VognCurvatureSetting> names;
+  for (const VognCurvatureSetting c : all_vogn_curvatures)
+    names[vogn_curvature_setting_name(c)] = c;
+  cmd.add_option("--vogn-curvature", s.vogn_curvature,
+                 "vogn: the per-example curvature it averages: empirical-fisher (squared "
+                 "gradients of the observed targets, seed 000's VOGN), ggn (the Gauss-Newton "
+                 "diagonal: its steps do not shrink as 1/tau at a large noise precision tau), "
+                 "mc-fisher (squared gradients for targets drawn from the model, one per example)")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case).description(""))
+      ->type_name("empirical-fisher|ggn|mc-fisher")
+      ->default_str(vogn_curvature_setting_name(s.vogn_curvature));
+}
+
 Eigen::Index default_epochs(Method m) {
   switch (m) {
     case Method::von:

@@ -96,6 +96,30 @@ inline const char* von_remedy_setting_name(VonRemedySetting r) {
   return "unknown";
 }
 
+// Which per-example curvature VOGN averages (inference/vogn.hpp's VognCurvature, by their
+// command-line names).
+enum class VognCurvatureSetting {
+  empirical_fisher,  // squared per-example gradients of the observed targets (seed 000)
+  ggn,               // the generalized Gauss-Newton matrix's diagonal
+  mc_fisher,         // squared gradients for targets sampled from the model (the true Fisher)
+};
+
+inline constexpr std::array<VognCurvatureSetting, 3> all_vogn_curvatures = {
+    VognCurvatureSetting::empirical_fisher, VognCurvatureSetting::ggn,
+    VognCurvatureSetting::mc_fisher};
+
+inline const char* vogn_curvature_setting_name(VognCurvatureSetting c) {
+  switch (c) {
+    case VognCurvatureSetting::empirical_fisher:
+      return "empirical-fisher";
+    case VognCurvatureSetting::ggn:
+      return "ggn";
+    case VognCurvatureSetting::mc_fisher:
+      return "mc-fisher";
+  }
+  return "unknown";
+}
+
 struct MethodSettings {
   Method method = Method::vogn;  // which method; VOGN, the seeds' natural-gradient method
   // δ of the prior N(0, δ⁻¹I) on every weight and bias (standardised units). 1: the unit prior
@@ -114,12 +138,18 @@ struct MethodSettings {
   // the Cholesky-checked ggn (no eigendecomposition, about twice as fast) lets the mean diverge
   // in about half of the seeds (bench/README.md).
   VonRemedySetting von_remedy = VonRemedySetting::clip;
+  // VOGN only: its curvature. The empirical Fisher of seed 000 and the PyTorch reference; its
+  // steps scale as 1/τ at a large noise precision τ (squared gradients ∝ τ²), where the GGN's
+  // (∝ τ, as the gradient) do not.
+  VognCurvatureSetting vogn_curvature = VognCurvatureSetting::empirical_fisher;
   // Threads for the per-example work inside one fit (the result does not depend on it).
   int threads = 1;
 };
 
 // Adds --von-remedy (the choices of VonRemedySetting) to `cmd`, storing into s.von_remedy.
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s);
+// Adds --vogn-curvature (the choices of VognCurvatureSetting), storing into s.vogn_curvature.
+void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s);
 
 // The default epochs of each method (defined in method_settings.cpp, so that retuning a default
 // recompiles one small file): where its validation log-likelihood on Boston's inner split

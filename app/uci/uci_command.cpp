@@ -46,6 +46,8 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s) {
                    {"minibatch", s.minibatch},
                    {"learning_rate", learning_rate_of(s)}};
   if (s.method == Method::von) j["settings"]["von_remedy"] = von_remedy_setting_name(s.von_remedy);
+  if (s.method == Method::vogn)
+    j["settings"]["vogn_curvature"] = vogn_curvature_setting_name(s.vogn_curvature);
   j["rmse"] = {{"mean", run.rmse.mean}, {"standard_error", run.rmse.standard_error}};
   j["log_likelihood"] = {{"mean", run.log_likelihood.mean},
                          {"standard_error", run.log_likelihood.standard_error}};
@@ -317,6 +319,7 @@ Subcommand add_uci_command(CLI::App& root) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   add_von_remedy_option(*cmd, m);
+  add_vogn_curvature_option(*cmd, m);
   cmd->add_option("--initial-noise-precision", p.initial_noise_precision,
                   "τ where the search starts (standardised units)")
       ->check(CLI::PositiveNumber)
