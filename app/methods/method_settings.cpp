@@ -1,37 +1,51 @@
 // The per-method defaults of app/methods/method_settings.hpp.
+#include <array>
+#include <cstddef>
 #include <map>
+#include <string>
 
 #include <app/methods/method_settings.hpp>
 
 namespace ngvi::app {
 
-void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
-  std::map<std::string, VonRemedySetting> names;
-  for (const VonRemedySetting r : all_von_remedies) names[von_remedy_setting_name(r)] = r;
-  cmd.add_option("--von-remedy", s.von_remedy,
-                 "von: what a step does whose exact Hessian would make the precision indefinite: "
-                 "clip (clip the Hessian's eigenvalues at 0 on every step, one eigendecomposition "
-                 "a step), ggn (use that step's Gauss-Newton matrix; no eigendecomposition, but "
-                 "less stable), damp (halve the precision "
-                 "step until positive definite), add-damping (add a multiple of I), reject (skip "
-                 "the step); every firing is counted")
+namespace {
+// Adds `flag` to `cmd` with the choices `all` (by `name`, case-insensitive), storing into
+// `target` and showing its current value as the default.
+template <class E, std::size_t K>
+void add_choice_option(CLI::App& cmd, const std::string& flag, E& target,
+                       const std::array<E, K>& all, const char* (*name)(E),
+                       const std::string& help) {
+  std::map<std::string, E> names;
+  std::string type;
+  for (const E e : all) {
+    names[name(e)] = e;
+    type += std::string(type.empty() ? "" : "|") + name(e);
+  }
+  cmd.add_option(flag, target, help)
       ->transform(CLI::CheckedTransformer(names, CLI::ignore_case).description(""))
-      ->type_name("clip|ggn|damp|add-damping|reject")
-      ->default_str(von_remedy_setting_name(s.von_remedy));
+      ->type_name(type)
+      ->default_str(name(target));
+}
+}  // namespace
+
+void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
+  add_choice_option(cmd, "--von-remedy", s.von_remedy, all_von_remedies, von_remedy_setting_name,
+                    "von: what a step does whose exact Hessian would make the precision "
+                    "indefinite: clip (clip the Hessian's eigenvalues at 0 on every step, one "
+                    "eigendecomposition a step), ggn (use that step's Gauss-Newton matrix; no "
+                    "eigendecomposition, but less stable), damp (halve the precision step until "
+                    "positive definite), add-damping (add a multiple of I), reject (skip the "
+                    "step); every firing is counted");
 }
 
 void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
-  std::map<std::string, VognCurvatureSetting> names;
-  for (const VognCurvatureSetting c : all_vogn_curvatures)
-    names[vogn_curvature_setting_name(c)] = c;
-  cmd.add_option("--vogn-curvature", s.vogn_curvature,
-                 "vogn: the per-example curvature it averages: empirical-fisher (squared "
-                 "gradients of the observed targets, seed 000's VOGN), ggn (the Gauss-Newton "
-                 "diagonal: its steps do not shrink as 1/tau at a large noise precision tau), "
-                 "mc-fisher (squared gradients for targets drawn from the model, one per example)")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case).description(""))
-      ->type_name("empirical-fisher|ggn|mc-fisher")
-      ->default_str(vogn_curvature_setting_name(s.vogn_curvature));
+  add_choice_option(cmd, "--vogn-curvature", s.vogn_curvature, all_vogn_curvatures,
+                    vogn_curvature_setting_name,
+                    "vogn: the per-example curvature it averages: empirical-fisher (squared "
+                    "gradients of the observed targets, seed 000's VOGN), ggn (the Gauss-Newton "
+                    "diagonal: its steps do not shrink as 1/tau at a large noise precision tau), "
+                    "mc-fisher (squared gradients for targets drawn from the model, one per "
+                    "example)");
 }
 
 Eigen::Index default_epochs(Method m) {

@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(dual_matches_var_route) {
 // forward-over-reverse), the scalar Dual route and the vector form of eigen/reductions.hpp.
 BOOST_AUTO_TEST_CASE(softmax_weights_accurate_beyond_exp_overflow) {
   using Big = boost::multiprecision::cpp_bin_float_50;
-  for (const Eigen::Vector3d x :
+  for (const Eigen::Vector3d& x :
        {Eigen::Vector3d(1000.0, 1000.5, 999.0), Eigen::Vector3d(-3000.25, -2999.0, -3001.5),
         Eigen::Vector3d(1e4 + 0.125, 1e4 - 0.75, 1e4 + 0.375)}) {
     std::array<Big, 3> e;
