@@ -106,9 +106,11 @@ class BayesByBackprop {
 
   // The reparameterisation estimate of ∇F at (μ, ρ), stacked (∇_μ, ∇_ρ), from S draws of rng.
   // Unbiased for the gradient of F (E over ε of the data term; the KL term exact).
+  // The minibatch gradients are summed by `reducer` (none: one recording; loop_options.hpp).
   // Cost: S·(P normal draws + one batched gradient of the minibatch loss) + O(P).
   Eigen::VectorXd gradient(std::span<const Eigen::Index> batch, Eigen::Index num_examples, Rng& rng,
-                           Counters& c) const {
+                           Counters& c, const BatchReducer* reducer = nullptr,
+                           const ad::ParallelOptions& parallel = {}) const {
     const auto mu = x_.head(p_);
     const Eigen::ArrayXd rho = x_.tail(p_).array();
     const Eigen::ArrayXd sigma = rho.unaryExpr([](double r) { return softplus(r); });
@@ -120,7 +122,7 @@ class BayesByBackprop {
       const Eigen::VectorXd theta = mu + (sigma * eps.array()).matrix();
       {
         ScopedTimer t(c.seconds_gradients);
-        minibatch_loss_and_gradient(model_, theta, batch, grad);
+        minibatch_loss_and_gradient(model_, theta, batch, reducer, parallel, grad);
       }
       g_mu += scale * grad;
       g_sigma.array() += scale * grad.array() * eps.array();
@@ -139,7 +141,7 @@ class BayesByBackprop {
 
   // One Adam step on (μ, ρ) along gradient(). Cost: that of gradient() plus O(P).
   void step(const StepInput& in, Rng& rng, Counters& c) {
-    const Eigen::VectorXd g = gradient(in.batch, in.num_examples, rng, c);
+    const Eigen::VectorXd g = gradient(in.batch, in.num_examples, rng, c, in.reducer, in.parallel);
     adam_.step(x_, g, o_.learning_rate.at(adam_.steps() + 1));
   }
 

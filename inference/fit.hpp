@@ -48,10 +48,11 @@ namespace ngvi::vi {
 
 // What one step sees.
 struct StepInput {
-  std::span<const Eigen::Index> batch;  // the minibatch, indices into the model's examples
-  Eigen::Index iteration = 0;           // 1-based
-  Eigen::Index num_examples = 0;        // N
-  ad::ParallelOptions parallel{};       // for the per-example work
+  std::span<const Eigen::Index> batch;    // the minibatch, indices into the model's examples
+  Eigen::Index iteration = 0;             // 1-based
+  Eigen::Index num_examples = 0;          // N
+  ad::ParallelOptions parallel{};         // for the per-example work
+  const BatchReducer* reducer = nullptr;  // how to sum over the batch (loop_options.hpp)
 };
 
 // Where a method's state first stopped being finite: index into θ and which quantity.
@@ -256,7 +257,7 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   });
 
   FitResult<Q> result{};
-  const StepInput base{{}, 0, n, loop.parallel};
+  const StepInput base{{}, 0, n, loop.parallel, loop.reducer.get()};
   // The state at the last history row whose losses were finite, to return if the fit diverges
   // with finite parameters (a loss that overflows): one copy of the state per history row.
   NamedArrays last_finite_row = method.state();

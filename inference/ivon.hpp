@@ -122,9 +122,12 @@ class Ivon {
     g_ = Eigen::VectorXd::Zero(m_.size());
   }
 
-  // ĝ and ĥ on the minibatch at S draws θₛ = m + σ⊙εₛ (the draws come from rng).
+  // ĝ and ĥ on the minibatch at S draws θₛ = m + σ⊙εₛ (the draws come from rng), the minibatch
+  // gradients summed by `reducer` (none: one recording of the batch; loop_options.hpp).
   // Cost: S·(P normal draws + one batched gradient of the minibatch loss).
-  IvonEstimate estimate(std::span<const Eigen::Index> batch, Rng& rng, Counters& c) const {
+  IvonEstimate estimate(std::span<const Eigen::Index> batch, Rng& rng, Counters& c,
+                        const BatchReducer* reducer = nullptr,
+                        const ad::ParallelOptions& parallel = {}) const {
     const Eigen::VectorXd sigma = stddev();
     const auto M = static_cast<double>(batch.size());
     IvonEstimate e{Eigen::VectorXd::Zero(m_.size()), Eigen::VectorXd::Zero(m_.size())};
@@ -134,7 +137,7 @@ class Ivon {
       const Eigen::VectorXd theta = m_ + sigma.cwiseProduct(eps);
       {
         ScopedTimer t(c.seconds_gradients);
-        minibatch_loss_and_gradient(model_, theta, batch, grad);
+        minibatch_loss_and_gradient(model_, theta, batch, reducer, parallel, grad);
       }
       grad /= M;  // ∇ℓ̄, the minibatch mean
       e.gradient += grad;
@@ -147,7 +150,7 @@ class Ivon {
 
   // One IVON step on the minibatch. Cost: estimate() plus O(P).
   void step(const StepInput& in, Rng& rng, Counters& c) {
-    const IvonEstimate e = estimate(in.batch, rng, c);
+    const IvonEstimate e = estimate(in.batch, rng, c, in.reducer, in.parallel);
     ++t_;
     const double b1 = o_.beta1, b2 = o_.beta2;
     g_ = b1 * g_ + (1.0 - b1) * e.gradient;

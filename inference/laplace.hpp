@@ -37,8 +37,11 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numbers>
+#include <numeric>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,8 +50,10 @@
 #include <Eigen/Eigenvalues>
 
 #include <autodiff/functional/value_and_gradient.hpp>
+#include <inference/batch_reducer.hpp>
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
+#include <inference/minibatch_gradient.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <nn/curvature/ggn.hpp>
@@ -83,6 +88,11 @@ struct LaplaceOptions {
   double prior_precision = 1.0;
   // Threads and the deterministic reduction of the per-example sums (GGN, K-FAC).
   nn::CurvatureOptions parallel{};
+  // How the sums over the N examples are formed (batch_reducer.hpp): empty, on this process as
+  // above; a reducer (distributed::MpiReducer, say), over its fixed blocks of the examples — the
+  // data term's gradient and its exact Hessian or GGN, each block's on parallel.parallel's
+  // threads. K-FAC is formed on this process either way.
+  std::shared_ptr<const BatchReducer> reducer{};
 };
 
 // The approximation and its evidence.
@@ -131,12 +141,82 @@ void require_curvature(LaplaceCurvature c, const char* who) {
         "; use LaplaceCurvature::exact_hessian for this model");
 }
 
+// 0, 1, ..., N − 1.
+template <class Model>
+std::vector<Eigen::Index> every_example(const Model& model) {
+  std::vector<Eigen::Index> all(static_cast<std::size_t>(model.num_examples()));
+  std::iota(all.begin(), all.end(), Eigen::Index{0});
+  return all;
+}
+
+// H, the exact Hessian or the GGN of the data term (P×P column-major, or with `diagonal` its P
+// diagonal entries), summed over all N examples through o.reducer. Cost: that of H, block by
+// block (the exact Hessian's diagonal costs its full blocks).
+template <class Model>
+Eigen::VectorXd reduced_curvature(const Model& model, const Eigen::VectorXd& theta,
+                                  const LaplaceOptions& o, bool diagonal) {
+  const Eigen::Index p = theta.size();
+  return o.reducer->sum(every_example(model), diagonal ? p : p * p, o.parallel.parallel,
+                        [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions& par,
+                            Eigen::VectorXd& acc) {
+                          Eigen::MatrixXd h;
+                          if (o.curvature == LaplaceCurvature::exact_hessian) {
+                            h = nn::exact_hessian(model, theta, examples);
+                          } else if constexpr (nn::OutputLikelihoodModel<Model>) {
+                            nn::GgnOptions g{.curvature = o.parallel};
+                            g.curvature.parallel = par;
+                            if (diagonal) {
+                              acc += nn::ggn_diagonal(model, theta, examples, g);
+                              return;
+                            }
+                            h = nn::ggn(model, theta, examples, g);
+                          }
+                          if (diagonal)
+                            acc += h.diagonal();
+                          else
+                            acc += h.reshaped();
+                        });
+}
+
 // K-FAC with the expected-Fisher S factor (the Gauss-Newton factor: deterministic, no draws).
 inline nn::KfacOptions kfac_options(const LaplaceOptions& o) {
   nn::KfacOptions k;
   k.s_factor = nn::KfacS::expected_fisher;
   k.curvature = o.parallel;
   return k;
+}
+
+// H by o.curvature: P×P, or with `diagonal` its diagonal as P×1 (the exact Hessian's, the GGN's
+// or K-FAC's own diagonal); over o.reducer's blocks of the examples if there is one (not K-FAC),
+// else on this process. Throws std::invalid_argument if the model lacks what the curvature needs.
+template <class Model>
+Eigen::MatrixXd data_curvature(const Model& model, const Eigen::VectorXd& theta,
+                               const LaplaceOptions& o, bool diagonal, const char* who) {
+  if (o.curvature != LaplaceCurvature::exact_hessian) require_curvature<Model>(o.curvature, who);
+  const Eigen::Index p = theta.size();
+  if (o.reducer && o.curvature != LaplaceCurvature::kfac) {
+    const Eigen::VectorXd h = reduced_curvature(model, theta, o, diagonal);
+    return diagonal ? Eigen::MatrixXd(h) : Eigen::MatrixXd(h.reshaped(p, p));
+  }
+  switch (o.curvature) {
+    case LaplaceCurvature::exact_hessian:
+      return diagonal ? Eigen::MatrixXd(nn::exact_hessian_diagonal(model, theta))
+                      : nn::exact_hessian(model, theta);
+    case LaplaceCurvature::ggn:
+      if constexpr (nn::OutputLikelihoodModel<Model>) {
+        const nn::GgnOptions g{.curvature = o.parallel};
+        return diagonal ? Eigen::MatrixXd(nn::ggn_diagonal(model, theta, g))
+                        : nn::ggn(model, theta, g);
+      }
+      break;
+    case LaplaceCurvature::kfac:
+      if constexpr (nn::detail::SequentialModel<Model>) {
+        const auto f = nn::kfac_factors(model, theta, kfac_options(o));
+        return diagonal ? Eigen::MatrixXd(nn::kfac_diagonal(f, p)) : nn::kfac_matrix(f, p);
+      }
+      break;
+  }
+  throw std::logic_error(std::string("ngvi::vi::") + who + ": unknown curvature");
 }
 
 // Fills everything but the posterior and log det Λ. Cost: one full-data gradient.
@@ -146,7 +226,10 @@ void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const Lapla
   const double delta = o.prior_precision;
   const auto P = static_cast<double>(theta.size());
   Eigen::VectorXd g;
-  const double loss = ad::value_and_gradient(nn::detail::total_loss(model), theta, g);
+  const double loss = o.reducer
+                          ? minibatch_loss_and_gradient(model, theta, every_example(model),
+                                                        o.reducer.get(), o.parallel.parallel, g)
+                          : ad::value_and_gradient(nn::detail::total_loss(model), theta, g);
   r.log_likelihood = -loss;
   r.log_prior =
       0.5 * P * std::log(delta / (2.0 * std::numbers::pi)) - 0.5 * delta * theta.squaredNorm();
@@ -170,23 +253,7 @@ template <class Model>
 Laplace<FullGaussian> laplace(const Model& model, const Eigen::VectorXd& theta,
                               const LaplaceOptions& options = {}) {
   detail::check_laplace_inputs(model, theta, options, "laplace");
-  Eigen::MatrixXd Lambda;
-  switch (options.curvature) {
-    case LaplaceCurvature::exact_hessian:
-      Lambda = nn::exact_hessian(model, theta);
-      break;
-    case LaplaceCurvature::ggn:
-      detail::require_curvature<Model>(options.curvature, "laplace");
-      if constexpr (nn::OutputLikelihoodModel<Model>)
-        Lambda = nn::ggn(model, theta, nn::GgnOptions{.curvature = options.parallel});
-      break;
-    case LaplaceCurvature::kfac:
-      detail::require_curvature<Model>(options.curvature, "laplace");
-      if constexpr (nn::detail::SequentialModel<Model>)
-        Lambda = nn::kfac_matrix(nn::kfac_factors(model, theta, detail::kfac_options(options)),
-                                 theta.size());
-      break;
-  }
+  Eigen::MatrixXd Lambda = detail::data_curvature(model, theta, options, false, "laplace");
   Lambda.diagonal().array() += options.prior_precision;
   std::optional<FullGaussian> q = FullGaussian::from_precision_if_pd(theta, Lambda);
   if (!q) {
@@ -215,23 +282,7 @@ template <class Model>
 Laplace<DiagonalGaussian> diagonal_laplace(const Model& model, const Eigen::VectorXd& theta,
                                            const LaplaceOptions& options = {}) {
   detail::check_laplace_inputs(model, theta, options, "diagonal_laplace");
-  Eigen::VectorXd lambda;
-  switch (options.curvature) {
-    case LaplaceCurvature::exact_hessian:
-      lambda = nn::exact_hessian_diagonal(model, theta);
-      break;
-    case LaplaceCurvature::ggn:
-      detail::require_curvature<Model>(options.curvature, "diagonal_laplace");
-      if constexpr (nn::OutputLikelihoodModel<Model>)
-        lambda = nn::ggn_diagonal(model, theta, nn::GgnOptions{.curvature = options.parallel});
-      break;
-    case LaplaceCurvature::kfac:
-      detail::require_curvature<Model>(options.curvature, "diagonal_laplace");
-      if constexpr (nn::detail::SequentialModel<Model>)
-        lambda = nn::kfac_diagonal(nn::kfac_factors(model, theta, detail::kfac_options(options)),
-                                   theta.size());
-      break;
-  }
+  Eigen::VectorXd lambda = detail::data_curvature(model, theta, options, true, "diagonal_laplace");
   lambda.array() += options.prior_precision;
   for (Eigen::Index j = 0; j < lambda.size(); ++j)
     if (!(lambda(j) > 0.0) || !std::isfinite(lambda(j)))

@@ -6,12 +6,14 @@
 // per-example work may use. Defaults suit the small problems ngvi is for.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <Eigen/Core>
 
 #include <autodiff/functional/per_example.hpp>
+#include <inference/batch_reducer.hpp>
 
 namespace ngvi::vi {
 
@@ -31,6 +33,11 @@ struct LoopOptions {
   // Threads and grain of the per-example work inside a step (gradients, curvature). Results are
   // bitwise identical for any thread count.
   ad::ParallelOptions parallel{};
+  // How a step adds up its per-example sums over the minibatch (batch_reducer.hpp): empty (the
+  // default), in one pass on this process; a BlockedReducer, over fixed blocks; an MPI reducer
+  // (distributed/), over the same blocks spread across ranks, with the same bits. Every method
+  // sums through it except noisy K-FAC, which forms its whole step on this process.
+  std::shared_ptr<const BatchReducer> reducer{};
 
   // Throws std::invalid_argument naming `who` and the field.
   void validate(const std::string& who) const {

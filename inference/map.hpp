@@ -85,7 +85,7 @@ class Map {
     Eigen::VectorXd g;
     {
       ScopedTimer t(c.seconds_gradients);
-      minibatch_loss_and_gradient(model_, theta_, in.batch, g);
+      minibatch_loss_and_gradient(model_, theta_, in.batch, in.reducer, in.parallel, g);
     }
     const double scale =
         static_cast<double>(in.num_examples) / static_cast<double>(in.batch.size());

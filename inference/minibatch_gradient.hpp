@@ -6,7 +6,10 @@
 // the whole minibatch, reading the rows of idx) is recorded through it; any other separable model
 // through the sum of its example_loss over idx on one tape. Either way it is one recording and
 // one reverse sweep on the calling thread, so the result does not depend on the thread count.
-// Returns SUMS over the batch (divide by |B| for the mean ĝ of the seeds' notation).
+// Returns SUMS over the batch (divide by |B| for the mean ĝ of the seeds' notation). The form
+// with a BatchReducer (batch_reducer.hpp) records each of the reducer's fixed blocks of the batch
+// on its own tape instead — the blocks on `parallel`'s threads, or on other MPI ranks — and adds
+// the block sums in block order; with no reducer it is exactly the one-recording form.
 #pragma once
 
 #include <span>
@@ -17,6 +20,7 @@
 
 #include <autodiff/core/var.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
+#include <inference/batch_reducer.hpp>
 #include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
@@ -54,6 +58,26 @@ double minibatch_loss_and_gradient(const Model& model, const Eigen::VectorXd& th
         },
         theta, grad);
   }
+}
+
+// Σ_{i∈batch} ℓᵢ(θ) and its gradient, summed by `reducer` (header); nullptr: the form above.
+// Throws as the form above. Cost: one recording and reverse sweep per block of the reducer.
+template <class Model>
+double minibatch_loss_and_gradient(const Model& model, const Eigen::VectorXd& theta,
+                                   std::span<const Eigen::Index> batch, const BatchReducer* reducer,
+                                   const ad::ParallelOptions& parallel, Eigen::VectorXd& grad) {
+  if (reducer == nullptr) return minibatch_loss_and_gradient(model, theta, batch, grad);
+  const Eigen::Index p = theta.size();
+  const Eigen::VectorXd sums =
+      reducer->sum(batch, p + 1, parallel,
+                   [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions&,
+                       Eigen::VectorXd& acc) {
+                     Eigen::VectorXd g;
+                     acc(0) += minibatch_loss_and_gradient(model, theta, examples, g);
+                     acc.tail(p) += g;
+                   });
+  grad = sums.tail(p);
+  return sums(0);
 }
 
 }  // namespace ngvi::vi

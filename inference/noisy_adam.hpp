@@ -39,11 +39,13 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
 #include <Eigen/Core>
 
+#include <inference/batch_reducer.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
@@ -149,24 +151,36 @@ class NoisyAdam {
       if (o_.mc_samples > 0) w.array() += sd * standard_normal(rng, p).array();
       Eigen::VectorXd grad;  // Σ_{i∈B} ∇ℓᵢ(w)
       if (o_.fisher == NoisyAdamFisher::empirical_fisher) {
-        ad::RowMatrixXd G;
-        {
-          ScopedTimer t(c.seconds_gradients);
-          nn::per_example_gradients(model_, w, in.batch, G, in.parallel);
-        }
-        grad = G.colwise().sum().transpose();
-        f_hat += G.colwise().squaredNorm().transpose() / M;
+        ScopedTimer t(c.seconds_gradients);
+        // [Σ gᵢ; Σ gᵢ²] over the batch.
+        const Eigen::VectorXd sums =
+            sum_over_batch(in.reducer, in.batch, 2 * p, in.parallel,
+                           [&](std::span<const Eigen::Index> examples,
+                               const ad::ParallelOptions& par, Eigen::VectorXd& acc) {
+                             ad::RowMatrixXd G;
+                             nn::per_example_gradients(model_, w, examples, G, par);
+                             acc.head(p) += G.colwise().sum().transpose();
+                             acc.tail(p) += G.colwise().squaredNorm().transpose();
+                           });
+        grad = sums.head(p);
+        f_hat += sums.tail(p) / M;
       } else {
         {
           ScopedTimer t(c.seconds_gradients);
-          minibatch_loss_and_gradient(model_, w, in.batch, grad);
+          minibatch_loss_and_gradient(model_, w, in.batch, in.reducer, in.parallel, grad);
         }
         nn::MonteCarloFisherOptions mc;
         mc.samples = o_.fisher_samples;
-        mc.seed = rng();  // this step's targets, from the caller's stream
-        mc.curvature.parallel = in.parallel;
+        mc.seed = rng();  // this step's targets, from the caller's stream (keyed by example)
         ScopedTimer t(c.seconds_curvature);
-        f_hat += nn::mc_fisher_diagonal(model_, w, in.batch, mc) / M;
+        f_hat += sum_over_batch(in.reducer, in.batch, p, in.parallel,
+                                [&](std::span<const Eigen::Index> examples,
+                                    const ad::ParallelOptions& par, Eigen::VectorXd& acc) {
+                                  nn::MonteCarloFisherOptions block = mc;
+                                  block.curvature.parallel = par;
+                                  acc += nn::mc_fisher_diagonal(model_, w, examples, block);
+                                }) /
+                 M;
       }
       v += -grad / M - gamma_ * w;
     }

@@ -49,13 +49,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include <inference/batch_reducer.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
@@ -158,17 +161,20 @@ class Vogn {
     const double alpha = o_.mean_rate.at(in.iteration), beta = o_.precision_rate.at(in.iteration);
     const auto m = static_cast<double>(in.batch.size());
     draw_parameters(mu_, factor_, 1.0 / std::sqrt(n_over_lambda_), o_.mc_samples, rng, thetas_);
-    Eigen::VectorXd g_hat = Eigen::VectorXd::Zero(mu_.size());
-    Mat c_hat = Factor::scaled_identity(mu_.size(), 0.0);
+    const Eigen::Index p = mu_.size();
+    Eigen::VectorXd g_hat = Eigen::VectorXd::Zero(p);
+    Mat c_hat = Factor::scaled_identity(p, 0.0);
     for (const Eigen::VectorXd& theta : thetas_) {
-      {
-        ScopedTimer timer(c.seconds_gradients);
-        if (add_fused_fisher_sums(theta, g_hat, c_hat, in)) continue;
-        nn::per_example_gradients(model_, theta, in.batch, g_, in.parallel);
-        g_hat += g_.colwise().sum().transpose();
-      }
-      ScopedTimer timer(c.seconds_curvature);
-      c_hat += curvature_sum(theta, in, rng);
+      ScopedTimer timer(c.seconds_gradients);
+      // One seed per θₛ for the MC Fisher's sampled targets (keyed by example, so any split of
+      // the batch into blocks draws the same targets).
+      const std::uint64_t fisher_seed = o_.curvature == VognCurvature::mc_fisher ? rng() : 0;
+      const Eigen::VectorXd sums = sum_over_batch(
+          in.reducer, in.batch, p + c_hat.size(), in.parallel,
+          [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions& par,
+              Eigen::VectorXd& acc) { add_sums(theta, examples, par, fisher_seed, acc); });
+      g_hat += sums.head(p);
+      c_hat += sums.tail(c_hat.size()).reshaped(c_hat.rows(), c_hat.cols());
     }
     g_hat /= m * static_cast<double>(thetas_.size());
     c_hat /= m * static_cast<double>(thetas_.size());
@@ -238,47 +244,58 @@ class Vogn {
     return factor_.factorize(std::move(shifted));
   }
 
-  // Diagonal empirical Fisher: adds Σ_{i∈B} gᵢ to g_hat and Σ_{i∈B} gᵢ² to c_hat at θ without
-  // forming the per-example gradients (nn::add_gradient_sums_and_squares) and returns true;
-  // false for any other curvature.
-  bool add_fused_fisher_sums(const Eigen::VectorXd& theta, Eigen::VectorXd& g_hat, Mat& c_hat,
-                             const StepInput& in) const {
-    if constexpr (Factor::full) {
-      return false;
-    } else {
-      if (o_.curvature != VognCurvature::empirical_fisher) return false;
-      nn::add_gradient_sums_and_squares(model_, theta, in.batch, g_hat, c_hat, in.parallel);
-      return true;
+  // Adds [Σ_{i∈examples} gᵢ; Σ_{i∈examples} c(gᵢ)] at θ to acc (P + P or P + P² entries, the
+  // curvature column-major). The diagonal empirical Fisher needs only the sums of the gradients
+  // and of their squares (nn::add_gradient_sums_and_squares, no per-example gradient matrix);
+  // the other curvatures start from the per-example gradients. Safe to call concurrently on
+  // disjoint examples.
+  void add_sums(const Eigen::VectorXd& theta, std::span<const Eigen::Index> examples,
+                const ad::ParallelOptions& par, std::uint64_t fisher_seed,
+                Eigen::VectorXd& acc) const {
+    const Eigen::Index p = mu_.size();
+    Eigen::VectorXd g_sum = acc.head(p);
+    Mat c_sum = acc.tail(acc.size() - p).reshaped(p, Factor::full ? p : 1);
+    if constexpr (!Factor::full) {
+      if (o_.curvature == VognCurvature::empirical_fisher) {
+        nn::add_gradient_sums_and_squares(model_, theta, examples, g_sum, c_sum, par);
+        acc << g_sum, c_sum;
+        return;
+      }
     }
+    ad::RowMatrixXd g;
+    nn::per_example_gradients(model_, theta, examples, g, par);
+    g_sum += g.colwise().sum().transpose();
+    c_sum += curvature_sum(theta, examples, g, par, fisher_seed);
+    acc << g_sum, c_sum.reshaped();
   }
 
-  // Σ_{i∈B} c(gᵢ) at θ, with the per-example gradients of θ already in g_.
-  Mat curvature_sum(const Eigen::VectorXd& theta, const StepInput& in, Rng& rng) const {
+  // Σ_{i∈examples} c(gᵢ) at θ, given the examples' per-example gradients g at θ.
+  Mat curvature_sum(const Eigen::VectorXd& theta, std::span<const Eigen::Index> examples,
+                    const ad::RowMatrixXd& g, const ad::ParallelOptions& par,
+                    std::uint64_t fisher_seed) const {
     if (o_.curvature == VognCurvature::empirical_fisher) {
       if constexpr (Factor::full)
-        return g_.transpose() * g_;
+        return g.transpose() * g;
       else
-        throw std::logic_error(who() +
-                               ": the diagonal empirical Fisher is summed with the "
-                               "gradients (add_fused_fisher_sums)");
+        throw std::logic_error(who() + ": the diagonal empirical Fisher is summed in add_sums");
     }
     if constexpr (nn::OutputLikelihoodModel<Model>) {
       if (o_.curvature == VognCurvature::ggn) {
-        nn::GgnOptions g;
-        g.curvature.parallel = in.parallel;
+        nn::GgnOptions options;
+        options.curvature.parallel = par;
         if constexpr (Factor::full)
-          return nn::ggn(model_, theta, in.batch, g);
+          return nn::ggn(model_, theta, examples, options);
         else
-          return nn::ggn_diagonal(model_, theta, in.batch, g);
+          return nn::ggn_diagonal(model_, theta, examples, options);
       }
       nn::MonteCarloFisherOptions f;
       f.samples = o_.fisher_samples;
-      f.seed = rng();
-      f.curvature.parallel = in.parallel;
+      f.seed = fisher_seed;
+      f.curvature.parallel = par;
       if constexpr (Factor::full)
-        return nn::mc_fisher(model_, theta, in.batch, f);
+        return nn::mc_fisher(model_, theta, examples, f);
       else
-        return nn::mc_fisher_diagonal(model_, theta, in.batch, f);
+        return nn::mc_fisher_diagonal(model_, theta, examples, f);
     }
     throw std::invalid_argument(who() + ": curvature " + to_string(o_.curvature) +
                                 " needs nn::Supervised");
@@ -292,7 +309,6 @@ class Vogn {
   Mat s_;
   Factor factor_;                        // of s + λδ̃I
   std::vector<Eigen::VectorXd> thetas_;  // this step's θₛ
-  ad::RowMatrixXd g_;  // this θₛ's per-example gradients, M×P (reused across steps)
 };
 
 }  // namespace ngvi::vi

@@ -52,6 +52,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 
+#include <inference/batch_reducer.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
@@ -212,18 +214,27 @@ class Von {
 
     // θₛ ~ q and the Monte-Carlo averages ĝ, Ĥ of the minibatch-mean gradient and Hessian.
     draw_parameters(mu_, factor_, 1.0, o_.mc_samples, rng, thetas_);
-    Eigen::VectorXd g_hat = Eigen::VectorXd::Zero(mu_.size());
-    Mat h_hat = Factor::scaled_identity(mu_.size(), 0.0);
+    const Eigen::Index p = mu_.size();
+    Eigen::VectorXd g_hat = Eigen::VectorXd::Zero(p);
+    Mat h_hat = Factor::scaled_identity(p, 0.0);
     {
       ScopedTimer timer(c.seconds_curvature);
       for (const Eigen::VectorXd& theta : thetas_) {
-        Eigen::VectorXd grad;
-        const Eigen::MatrixXd h = nn::exact_hessian(model_, theta, in.batch, nullptr, &grad);
-        g_hat += grad;
-        if constexpr (Factor::full)
-          h_hat += h;
-        else
-          h_hat += h.diagonal();
+        // [Σ gᵢ; Σ ∇²ℓᵢ (or its diagonal), column-major] over the batch at θ.
+        const Eigen::VectorXd sums = sum_over_batch(
+            in.reducer, in.batch, p + h_hat.size(), in.parallel,
+            [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions&,
+                Eigen::VectorXd& acc) {
+              Eigen::VectorXd grad;
+              const Eigen::MatrixXd h = nn::exact_hessian(model_, theta, examples, nullptr, &grad);
+              acc.head(p) += grad;
+              if constexpr (Factor::full)
+                acc.tail(p * p) += h.reshaped();
+              else
+                acc.tail(p) += h.diagonal();
+            });
+        g_hat += sums.head(p);
+        h_hat += sums.tail(h_hat.size()).reshaped(h_hat.rows(), h_hat.cols());
       }
       g_hat /= m * static_cast<double>(thetas_.size());
       h_hat /= m * static_cast<double>(thetas_.size());
@@ -381,14 +392,18 @@ class Von {
           Mat h = Factor::scaled_identity(mu_.size(), 0.0);
           {
             ScopedTimer timer(c.seconds_curvature);
-            nn::GgnOptions g;
-            g.curvature.parallel = in.parallel;
-            for (const Eigen::VectorXd& theta : thetas_) {
-              if constexpr (Factor::full)
-                h += nn::ggn(model_, theta, in.batch, g);
-              else
-                h += nn::ggn_diagonal(model_, theta, in.batch, g);
-            }
+            for (const Eigen::VectorXd& theta : thetas_)
+              h += sum_over_batch(in.reducer, in.batch, h.size(), in.parallel,
+                                  [&](std::span<const Eigen::Index> examples,
+                                      const ad::ParallelOptions& par, Eigen::VectorXd& acc) {
+                                    nn::GgnOptions g;
+                                    g.curvature.parallel = par;
+                                    if constexpr (Factor::full)
+                                      acc += nn::ggn(model_, theta, examples, g).reshaped();
+                                    else
+                                      acc += nn::ggn_diagonal(model_, theta, examples, g);
+                                  })
+                       .reshaped(h.rows(), h.cols());
             h /= static_cast<double>(in.batch.size()) * static_cast<double>(thetas_.size());
           }
           if (accept((1.0 - beta) * old_lambda + beta * precision_target(h))) return true;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that building and running ngvi needs; with --test also those
+# Installs the Debian 12 packages that building and running ngvi needs (Open MPI included: the
+# distributed module and its mpirun tests are built when CMake finds it); with --test also those
 # only its tests need: Chromium (the browser test of report.html), clang with its runtime
 # libraries (the libFuzzer target of the file readers, built with -fsanitize=fuzzer,address),
 # clang-format (CI's formatting check, scripts/check-format.sh) and GoogleTest (the test of the
@@ -22,6 +23,8 @@ packages=(
   nlohmann-json3-dev
   libbenchmark-dev
   gnuplot-nox
+  libopenmpi-dev
+  openmpi-bin
 )
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(

@@ -1,8 +1,8 @@
 # Layering check, run by CTest as `cmake -DNGVI_ROOT=<repo> -P layering_test.cmake`.
 #
-# The project is layered autodiff → nn → inference → app (the command-line tool): a module may
-# include only modules before it. This scans every source file under autodiff/, nn/ and
-# inference/ for #include <...> or "..." lines that reach a later module, prints each offence as
+# The project is layered autodiff → nn → inference → distributed → app (the command-line
+# tool): a module may include only modules before it. This scans every source file under
+# autodiff/, nn/, inference/ and distributed/ for #include <...> or "..." lines that reach a later module, prints each offence as
 # file:line: text, and fails if there is any.
 cmake_minimum_required(VERSION 3.25)
 
@@ -11,13 +11,14 @@ if(NOT NGVI_ROOT)
 endif()
 
 # module → modules it must not include
-set(_forbidden_autodiff nn inference app)
-set(_forbidden_nn inference app)
-set(_forbidden_inference app)
+set(_forbidden_autodiff nn inference distributed app)
+set(_forbidden_nn inference distributed app)
+set(_forbidden_inference distributed app)
+set(_forbidden_distributed app)
 
 set(_offences 0)
 set(_scanned 0)
-foreach(_module autodiff nn inference)
+foreach(_module autodiff nn inference distributed)
   if(NOT IS_DIRECTORY "${NGVI_ROOT}/${_module}")
     continue()
   endif()
@@ -55,6 +56,6 @@ foreach(_module autodiff nn inference)
 endforeach()
 
 if(_offences GREATER 0)
-  message(FATAL_ERROR "layering: ${_offences} include(s) break autodiff → nn → inference → app")
+  message(FATAL_ERROR "layering: ${_offences} include(s) break autodiff → nn → inference → distributed → app")
 endif()
-message(STATUS "layering: ${_scanned} file(s) under autodiff/, nn/ and inference/ checked, no violations")
+message(STATUS "layering: ${_scanned} file(s) under autodiff/, nn/, inference/ and distributed/ checked, no violations")
