@@ -19,6 +19,7 @@
 
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/random.hpp>
+#include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
 
@@ -42,10 +43,8 @@ void validate_natural_gradient_options(const Options& o, Eigen::Index p, const s
   if (!(o.initial_curvature >= 0.0) || !std::isfinite(o.initial_curvature))
     throw std::invalid_argument(who + ": initial_curvature must be finite and >= 0, got " +
                                 std::to_string(o.initial_curvature));
-  if (o.initial_mean.size() != 0 && o.initial_mean.size() != p)
-    throw std::invalid_argument(who + ": initial_mean has " +
-                                std::to_string(o.initial_mean.size()) + " entries, the model has " +
-                                std::to_string(p) + " parameters");
+  if (o.initial_mean.size() != 0)
+    nn::check_theta_size(o.initial_mean.size(), p, who, "initial_mean");
 }
 
 // thetas = [μ] if samples == 0, else `samples` draws μ + scale·L⁻ᵀε, ε ~ N(0, I).

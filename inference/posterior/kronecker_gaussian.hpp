@@ -32,6 +32,7 @@
 #include <Eigen/Core>
 
 #include <inference/random.hpp>
+#include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
 
@@ -118,10 +119,7 @@ class KroneckerGaussian {
   // log q(θ) = −½ (Σ_b c‖L_Sᵀ D_b L_A‖²_F − log det Λ + P log 2π), D_b = W̃_b(θ) − M_b.
   // Cost: O(Σ s·a·(s + a)).
   double log_density(const Eigen::VectorXd& theta) const {
-    if (theta.size() != dim())
-      throw std::invalid_argument("ngvi::vi::KroneckerGaussian::log_density: θ has " +
-                                  std::to_string(theta.size()) + " entries, expected " +
-                                  std::to_string(dim()));
+    nn::check_theta_size(theta.size(), dim(), "ngvi::vi::KroneckerGaussian::log_density");
     const Eigen::VectorXd d = theta - mean_;
     double quad = 0.0;
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
