@@ -49,6 +49,7 @@
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <nn/curvature/ggn.hpp>
@@ -107,9 +108,7 @@ void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, cons
   if (model.num_examples() < 1) throw std::invalid_argument(w + ": the model has no examples");
   nn::check_theta_size(theta.size(), model.num_params(), w);
   if (!theta.allFinite()) throw std::invalid_argument(w + ": theta is not finite");
-  if (!(o.prior_precision > 0.0) || !std::isfinite(o.prior_precision))
-    throw std::invalid_argument(w + ": prior_precision must be positive and finite, got " +
-                                std::to_string(o.prior_precision));
+  detail::check_positive_finite(w, "prior_precision", o.prior_precision);
 }
 
 // Throws std::invalid_argument if the model lacks what curvature c needs: the GGN needs the

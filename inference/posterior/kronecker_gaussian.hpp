@@ -31,6 +31,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/random.hpp>
 #include <nn/model_concept.hpp>
 
@@ -64,9 +65,7 @@ class KroneckerGaussian {
             ", S " + std::to_string(k.S.rows()) + "×" + std::to_string(k.S.cols()) + " and " +
             std::to_string(k.index.size()) +
             " indices (expected square factors and rows(S)·rows(A) indices)");
-      if (!(k.scale > 0.0) || !std::isfinite(k.scale))
-        throw std::invalid_argument(which + ": scale must be positive and finite, got " +
-                                    std::to_string(k.scale));
+      detail::check_positive_finite(which, "scale", k.scale);
       for (const Eigen::Index i : k.index) {
         if (i < 0 || i >= mean_.size())
           throw std::invalid_argument(which + ": θ index " + std::to_string(i) + " is outside 0.." +
