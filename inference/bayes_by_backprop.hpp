@@ -32,6 +32,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
@@ -65,15 +66,9 @@ struct BayesByBackpropOptions {
   void validate(const std::string& who) const {
     learning_rate.validate(who + ": learning_rate");
     adam.validate(who + ": adam");
-    if (!(kl_weight >= 0.0) || !std::isfinite(kl_weight))
-      throw std::invalid_argument(who + ": kl_weight must be >= 0 and finite, got " +
-                                  std::to_string(kl_weight));
-    if (mc_samples < 1)
-      throw std::invalid_argument(who + ": mc_samples must be >= 1, got " +
-                                  std::to_string(mc_samples));
-    if (!(initial_stddev > 0.0) || !std::isfinite(initial_stddev))
-      throw std::invalid_argument(who + ": initial_stddev must be positive and finite, got " +
-                                  std::to_string(initial_stddev));
+    detail::check_nonnegative_finite(who, "kl_weight", kl_weight);
+    detail::check_at_least(who, "mc_samples", mc_samples, 1);
+    detail::check_positive_finite(who, "initial_stddev", initial_stddev);
   }
 };
 

@@ -40,6 +40,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/random.hpp>
 #include <inference/step_failure.hpp>
 #include <nn/model_concept.hpp>
@@ -223,9 +224,7 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   const LoopOptions& loop = options.loop;
   const std::string who = std::string("ngvi::vi::fit(") + Options::name + ")";
   loop.validate(who);
-  if (!(options.prior_precision > 0.0) || !std::isfinite(options.prior_precision))
-    throw std::invalid_argument(who + ": prior_precision must be positive and finite, got " +
-                                std::to_string(options.prior_precision));
+  detail::check_positive_finite(who, "prior_precision", options.prior_precision);
   const Eigen::Index n = model.num_examples();
   if (n <= 0) throw std::invalid_argument(who + ": the model has no examples");
   if (loop.minibatch > n)

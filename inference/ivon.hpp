@@ -39,6 +39,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
@@ -78,20 +79,12 @@ struct IvonOptions {
   // Throws std::invalid_argument naming the field.
   void validate(const std::string& who) const {
     learning_rate.validate(who + ": learning_rate");
-    if (!(effective_sample_size >= 0.0) || !std::isfinite(effective_sample_size))
-      throw std::invalid_argument(who +
-                                  ": effective_sample_size must be >= 0 and finite (0: N), got " +
-                                  std::to_string(effective_sample_size));
-    if (!(beta1 >= 0.0 && beta1 < 1.0))
-      throw std::invalid_argument(who + ": beta1 must be in [0, 1), got " + std::to_string(beta1));
-    if (!(beta2 >= 0.0 && beta2 < 1.0))
-      throw std::invalid_argument(who + ": beta2 must be in [0, 1), got " + std::to_string(beta2));
-    if (!(hess_init > 0.0) || !std::isfinite(hess_init))
-      throw std::invalid_argument(who + ": hess_init must be positive and finite, got " +
-                                  std::to_string(hess_init));
-    if (mc_samples < 1)
-      throw std::invalid_argument(who + ": mc_samples must be >= 1, got " +
-                                  std::to_string(mc_samples));
+    detail::check_nonnegative_finite(who, "effective_sample_size", effective_sample_size,
+                                     " (0: N)");
+    detail::check_unit_interval(who, "beta1", beta1);
+    detail::check_unit_interval(who, "beta2", beta2);
+    detail::check_positive_finite(who, "hess_init", hess_init);
+    detail::check_at_least(who, "mc_samples", mc_samples, 1);
     if (!(clip_radius > 0.0))
       throw std::invalid_argument(who +
                                   ": clip_radius must be positive (infinity: no clipping), got " +

@@ -54,6 +54,7 @@
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <nn/curvature/ggn.hpp>
@@ -115,14 +116,9 @@ void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, cons
                           const char* who) {
   const std::string w = std::string("ngvi::vi::") + who;
   if (model.num_examples() < 1) throw std::invalid_argument(w + ": the model has no examples");
-  if (theta.size() != model.num_params())
-    throw std::invalid_argument(w + ": theta has " + std::to_string(theta.size()) +
-                                " entries, the model has " + std::to_string(model.num_params()) +
-                                " parameters");
+  nn::check_theta_size(theta.size(), model.num_params(), w);
   if (!theta.allFinite()) throw std::invalid_argument(w + ": theta is not finite");
-  if (!(o.prior_precision > 0.0) || !std::isfinite(o.prior_precision))
-    throw std::invalid_argument(w + ": prior_precision must be positive and finite, got " +
-                                std::to_string(o.prior_precision));
+  detail::check_positive_finite(w, "prior_precision", o.prior_precision);
 }
 
 // Throws std::invalid_argument if the model lacks what curvature c needs: the GGN needs the

@@ -14,6 +14,7 @@
 
 #include <autodiff/functional/per_example.hpp>
 #include <inference/batch_reducer.hpp>
+#include <inference/option_checks.hpp>
 
 namespace ngvi::vi {
 
@@ -41,12 +42,8 @@ struct LoopOptions {
 
   // Throws std::invalid_argument naming `who` and the field.
   void validate(const std::string& who) const {
-    if (epochs < 1)
-      throw std::invalid_argument(who + ": loop.epochs must be >= 1, got " +
-                                  std::to_string(epochs));
-    if (minibatch < 0)
-      throw std::invalid_argument(who + ": loop.minibatch must be >= 0, got " +
-                                  std::to_string(minibatch));
+    detail::check_at_least(who, "loop.epochs", epochs, 1);
+    detail::check_at_least(who, "loop.minibatch", minibatch, 0);
     if (max_iterations < 0 || history_every < 0 || elbo_samples < 0)
       throw std::invalid_argument(
           who + ": loop.max_iterations, history_every and elbo_samples must be >= 0");

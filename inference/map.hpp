@@ -32,6 +32,7 @@
 #include <inference/minibatch_gradient.hpp>
 #include <inference/posterior/point_estimate.hpp>
 #include <inference/schedule.hpp>
+#include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
 
@@ -71,10 +72,7 @@ class Map {
   Map(const Model& model, const MapOptions& options, Rng& rng) : model_(model), o_(options) {
     o_.learning_rate.validate("ngvi::vi::fit(map): learning_rate");
     theta_ = o_.initial.size() > 0 ? o_.initial : initial_mean(model, rng);
-    if (theta_.size() != model.num_params())
-      throw std::invalid_argument("ngvi::vi::fit(map): initial has " +
-                                  std::to_string(theta_.size()) + " entries, the model has " +
-                                  std::to_string(model.num_params()) + " parameters");
+    nn::check_theta_size(theta_.size(), model.num_params(), "ngvi::vi::fit(map)", "initial");
     if (!theta_.allFinite())
       throw std::invalid_argument("ngvi::vi::fit(map): the initial θ is not finite");
     adam_ = Adam(theta_.size(), o_.adam);

@@ -35,10 +35,7 @@ double minibatch_loss_and_gradient(const Model& model, const Eigen::VectorXd& th
   static_assert(nn::require_separable_model<Model>());
   if (batch.empty())
     throw std::invalid_argument("ngvi::vi::minibatch_loss_and_gradient: the minibatch is empty");
-  if (theta.size() != model.num_params())
-    throw std::invalid_argument("ngvi::vi::minibatch_loss_and_gradient: θ has " +
-                                std::to_string(theta.size()) + " entries, the model has " +
-                                std::to_string(model.num_params()) + " parameters");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::vi::minibatch_loss_and_gradient");
   for (const Eigen::Index i : batch)
     if (i < 0 || i >= model.num_examples())
       throw std::out_of_range("ngvi::vi::minibatch_loss_and_gradient: example index " +

@@ -17,8 +17,10 @@
 
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/random.hpp>
+#include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
 
@@ -33,19 +35,11 @@ void validate_natural_gradient_options(const Options& o, Eigen::Index p, const s
     throw std::invalid_argument(who + ": precision_rate must stay at most 1, got initial " +
                                 std::to_string(o.precision_rate.initial) + ", floor " +
                                 std::to_string(o.precision_rate.floor));
-  if (!(o.kl_weight > 0.0) || !std::isfinite(o.kl_weight))
-    throw std::invalid_argument(who + ": kl_weight must be positive and finite, got " +
-                                std::to_string(o.kl_weight));
-  if (o.mc_samples < 0)
-    throw std::invalid_argument(who + ": mc_samples must be >= 0, got " +
-                                std::to_string(o.mc_samples));
-  if (!(o.initial_curvature >= 0.0) || !std::isfinite(o.initial_curvature))
-    throw std::invalid_argument(who + ": initial_curvature must be finite and >= 0, got " +
-                                std::to_string(o.initial_curvature));
-  if (o.initial_mean.size() != 0 && o.initial_mean.size() != p)
-    throw std::invalid_argument(who + ": initial_mean has " +
-                                std::to_string(o.initial_mean.size()) + " entries, the model has " +
-                                std::to_string(p) + " parameters");
+  detail::check_positive_finite(who, "kl_weight", o.kl_weight);
+  detail::check_at_least(who, "mc_samples", o.mc_samples, 0);
+  detail::check_nonnegative_finite(who, "initial_curvature", o.initial_curvature);
+  if (o.initial_mean.size() != 0)
+    nn::check_theta_size(o.initial_mean.size(), p, who, "initial_mean");
 }
 
 // thetas = [μ] if samples == 0, else `samples` draws μ + scale·L⁻ᵀε, ε ~ N(0, I).

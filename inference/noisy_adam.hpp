@@ -50,6 +50,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
@@ -98,25 +99,13 @@ struct NoisyAdamOptions {
   // Throws std::invalid_argument naming the field.
   void validate(const std::string& who) const {
     learning_rate.validate(who + ": learning_rate");
-    if (!(kl_weight > 0.0) || !std::isfinite(kl_weight))
-      throw std::invalid_argument(who + ": kl_weight must be positive and finite, got " +
-                                  std::to_string(kl_weight));
-    if (!(beta1 >= 0.0 && beta1 < 1.0))
-      throw std::invalid_argument(who + ": beta1 must be in [0, 1), got " + std::to_string(beta1));
-    if (!(beta2 >= 0.0 && beta2 < 1.0))
-      throw std::invalid_argument(who + ": beta2 must be in [0, 1), got " + std::to_string(beta2));
-    if (fisher_samples < 1)
-      throw std::invalid_argument(who + ": fisher_samples must be >= 1, got " +
-                                  std::to_string(fisher_samples));
-    if (!(extrinsic_damping >= 0.0) || !std::isfinite(extrinsic_damping))
-      throw std::invalid_argument(who + ": extrinsic_damping must be >= 0 and finite, got " +
-                                  std::to_string(extrinsic_damping));
-    if (!(fisher_init >= 0.0) || !std::isfinite(fisher_init))
-      throw std::invalid_argument(who + ": fisher_init must be >= 0 and finite, got " +
-                                  std::to_string(fisher_init));
-    if (mc_samples < 0)
-      throw std::invalid_argument(who + ": mc_samples must be >= 0, got " +
-                                  std::to_string(mc_samples));
+    detail::check_positive_finite(who, "kl_weight", kl_weight);
+    detail::check_unit_interval(who, "beta1", beta1);
+    detail::check_unit_interval(who, "beta2", beta2);
+    detail::check_at_least(who, "fisher_samples", fisher_samples, 1);
+    detail::check_nonnegative_finite(who, "extrinsic_damping", extrinsic_damping);
+    detail::check_nonnegative_finite(who, "fisher_init", fisher_init);
+    detail::check_at_least(who, "mc_samples", mc_samples, 0);
   }
 };
 

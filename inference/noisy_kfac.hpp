@@ -42,6 +42,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/kronecker_gaussian.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
@@ -85,27 +86,17 @@ struct NoisyKfacOptions {
   // Throws std::invalid_argument naming the field.
   void validate(const std::string& who) const {
     learning_rate.validate(who + ": learning_rate");
-    if (!(kl_weight > 0.0) || !std::isfinite(kl_weight))
-      throw std::invalid_argument(who + ": kl_weight must be positive and finite, got " +
-                                  std::to_string(kl_weight));
+    detail::check_positive_finite(who, "kl_weight", kl_weight);
     if (!(beta > 0.0 && beta <= 1.0))
       throw std::invalid_argument(who + ": beta must be in (0, 1], got " + std::to_string(beta));
-    if (fisher_samples < 1)
-      throw std::invalid_argument(who + ": fisher_samples must be >= 1, got " +
-                                  std::to_string(fisher_samples));
-    if (!(extrinsic_damping >= 0.0) || !std::isfinite(extrinsic_damping))
-      throw std::invalid_argument(who + ": extrinsic_damping must be >= 0 and finite, got " +
-                                  std::to_string(extrinsic_damping));
+    detail::check_at_least(who, "fisher_samples", fisher_samples, 1);
+    detail::check_nonnegative_finite(who, "extrinsic_damping", extrinsic_damping);
     if (stats_interval < 1 || inverse_interval < 1)
       throw std::invalid_argument(who + ": stats_interval and inverse_interval must be >= 1, got " +
                                   std::to_string(stats_interval) + " and " +
                                   std::to_string(inverse_interval));
-    if (!(factor_init > 0.0) || !std::isfinite(factor_init))
-      throw std::invalid_argument(who + ": factor_init must be positive and finite, got " +
-                                  std::to_string(factor_init));
-    if (mc_samples < 0)
-      throw std::invalid_argument(who + ": mc_samples must be >= 0, got " +
-                                  std::to_string(mc_samples));
+    detail::check_positive_finite(who, "factor_init", factor_init);
+    detail::check_at_least(who, "mc_samples", mc_samples, 0);
   }
 };
 

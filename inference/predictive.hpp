@@ -43,6 +43,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <inference/classification_metrics.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/random.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/output_jacobians.hpp>
@@ -111,8 +112,7 @@ void check_predictive_inputs(const TestModel& test, const Posterior& q, const Pr
     throw std::invalid_argument(w + ": the posterior is over " + std::to_string(q.dim()) +
                                 " parameters, the test model has " +
                                 std::to_string(test.num_params()));
-  if (o.samples < 1)
-    throw std::invalid_argument(w + ": samples must be >= 1, got " + std::to_string(o.samples));
+  detail::check_at_least(w, "samples", o.samples, 1);
 }
 
 inline void check_target_scaling(const nn::Standardizer& targets, Eigen::Index d, const char* who) {

@@ -63,6 +63,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/natural_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
@@ -220,9 +221,7 @@ class Vogn {
 
   void validate() const {
     validate_natural_gradient_options(o_, model_.num_params(), who());
-    if (o_.fisher_samples < 1)
-      throw std::invalid_argument(who() + ": fisher_samples must be >= 1, got " +
-                                  std::to_string(o_.fisher_samples));
+    detail::check_at_least(who(), "fisher_samples", o_.fisher_samples, 1);
     const Eigen::Index p = model_.num_params();
     const auto& s0 = o_.initial_state_curvature;
     if (s0.size() != 0 && (s0.rows() != p || s0.cols() != (Factor::full ? p : 1)))

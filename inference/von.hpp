@@ -65,6 +65,7 @@
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/natural_gradient.hpp>
+#include <inference/option_checks.hpp>
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
@@ -279,12 +280,8 @@ class Von {
 
   void validate() const {
     validate_natural_gradient_options(o_, model_.num_params(), who());
-    if (!(o_.precision_floor >= 0.0 && o_.precision_floor < 1.0))
-      throw std::invalid_argument(who() + ": precision_floor must be in [0, 1), got " +
-                                  std::to_string(o_.precision_floor));
-    if (!(o_.eigenvalue_floor >= 0.0) || !std::isfinite(o_.eigenvalue_floor))
-      throw std::invalid_argument(who() + ": eigenvalue_floor must be finite and >= 0, got " +
-                                  std::to_string(o_.eigenvalue_floor));
+    detail::check_unit_interval(who(), "precision_floor", o_.precision_floor);
+    detail::check_nonnegative_finite(who(), "eigenvalue_floor", o_.eigenvalue_floor);
     if (o_.max_step_halvings < 1 || o_.max_damping_increases < 1 || !(o_.damping > 0.0) ||
         !std::isfinite(o_.damping))
       throw std::invalid_argument(

@@ -12,6 +12,7 @@
 #include <concepts>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -79,6 +80,19 @@ constexpr bool require_separable_model() {
   return true;
 }
 
+// The one check that a parameter vector θ fits a model: throws std::invalid_argument unless
+// theta_size == num_params. `who` is the qualified name of the calling function and `argument`
+// the name of the vector there, so the message names both and both sizes ("ngvi::vi::laplace:
+// theta has 3 entries, expected 4 (one per model parameter)"). Every entry point taking a θ
+// (or an initial θ under another name) calls this, in nn/ and inference/.
+inline void check_theta_size(Eigen::Index theta_size, Eigen::Index num_params, std::string_view who,
+                             std::string_view argument = "theta") {
+  if (theta_size != num_params)
+    throw std::invalid_argument(std::string(who) + ": " + std::string(argument) + " has " +
+                                std::to_string(theta_size) + " entries, expected " +
+                                std::to_string(num_params) + " (one per model parameter)");
+}
+
 // A SeparableModel made of a callable loss(theta, i) generic in the scalar, N and P.
 // Cost of each member: that of the callable.
 template <class F>
@@ -119,9 +133,7 @@ class CallableModel {
     return l;
   }
   void check(Eigen::Index theta_size, Eigen::Index i) const {
-    if (theta_size != layout_.size())
-      throw std::invalid_argument("ngvi::nn::CallableModel: θ has " + std::to_string(theta_size) +
-                                  " entries, expected " + std::to_string(layout_.size()));
+    check_theta_size(theta_size, layout_.size(), "ngvi::nn::CallableModel::example_loss");
     if (i < 0 || i >= n_)
       throw std::out_of_range("ngvi::nn::CallableModel: example " + std::to_string(i) +
                               " outside 0.." + std::to_string(n_ - 1));

@@ -152,10 +152,6 @@ Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>> vector_view(
 
 inline void init_zeros(Eigen::VectorXd& theta, const Block& b) { vector_view(theta, b).setZero(); }
 
-inline void init_constant(Eigen::VectorXd& theta, const Block& b, double value) {
-  vector_view(theta, b).setConstant(value);
-}
-
 // N(mean, stddev²) entries.
 inline void init_normal(Eigen::VectorXd& theta, const Block& b, std::mt19937_64& rng, double stddev,
                         double mean = 0.0) {

@@ -156,10 +156,7 @@ class Supervised {
   }
 
   void check_theta(Eigen::Index size, const char* who) const {
-    if (size != num_params())
-      throw std::invalid_argument(std::string("ngvi::nn::Supervised::") + who + ": θ has " +
-                                  std::to_string(size) + " entries, the model has " +
-                                  std::to_string(num_params()) + " parameters");
+    check_theta_size(size, num_params(), std::string("ngvi::nn::Supervised::") + who);
   }
   void check_example(Eigen::Index theta_size, Eigen::Index i, const char* who) const {
     check_theta(theta_size, who);

@@ -7,6 +7,9 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <app/methods/fit_method.hpp>
 #include <app/methods/predict.hpp>
@@ -62,15 +65,41 @@ vi::Rng stream(std::uint64_t seed, int split, int fit, Eigen::Index epoch) {
 constexpr int final_fit = 0;
 int member_fit(int m) { return 100000 * m; }
 
-// The equally weighted mixture of the members' test predictives (inference/mixture_predictive.hpp)
-// written into r: its RMSE and log-likelihood, and each member's own if there are several.
-void score_members(const std::vector<vi::RegressionPredictive>& members, const Problem& p,
-                   SplitResult& r) {
+// One member of the final (ensemble of) fit(s): its posterior and the noise precision τ of its
+// model, or why its fit failed.
+struct MemberFit {
+  std::optional<AnyPosterior> posterior;  // empty: the fit failed
+  double noise_precision = 0.0;
+  std::string message;  // why it failed; empty otherwise
+};
+
+// The test-set tail of both protocols, written into r: fit_member(m) gives member m of
+// o.ensemble, whose predictive on the test set (with its own τ, from member m's test stream) is
+// formed with `options`; r gets the equally weighted mixture's RMSE and log-likelihood
+// (inference/mixture_predictive.hpp) and, for several members, each member's own. A failed
+// member stops the scoring with r.ok = false and a message naming it.
+template <class FitMember>
+void score_ensemble(const UciProtocolOptions& o, const nn::UciSplit& data, int split,
+                    Eigen::Index hidden, const PredictOptions& options, FitMember fit_member,
+                    SplitResult& r) {
+  std::vector<vi::RegressionPredictive> members;
+  for (int m = 0; m < o.ensemble; ++m) {
+    const MemberFit f = fit_member(m);
+    if (!f.posterior) {
+      r.ok = false;
+      r.message = (o.ensemble > 1 ? "ensemble member " + std::to_string(m) + ": " : "") + f.message;
+      return;
+    }
+    const Problem p = make_problem(data.train, data.test, hidden, f.noise_precision);
+    vi::Rng test_rng = stream(o.seed, split, member_fit(m), 1);
+    members.push_back(predict_regression(*f.posterior, p.held_out, p.targets, test_rng, options));
+  }
   if (members.size() > 1)
     for (const vi::RegressionPredictive& m : members) {
       r.member_rmse.push_back(m.rmse);
       r.member_log_likelihood.push_back(m.test_log_likelihood);
     }
+  const Problem p = make_problem(data.train, data.test, hidden, r.noise_precision);
   const vi::RegressionPredictive mix =
       vi::mixture_regression_predictive(members, p.targets.inverse_transform(p.held_out.data().Y));
   r.rmse = mix.rmse;
@@ -269,21 +298,13 @@ class SplitRunner {
     request.settings = o_.method;
     request.settings.prior_precision = r.prior_precision;
     request.settings.epochs = r.epochs;
-    std::vector<vi::RegressionPredictive> members;
-    for (int m = 0; m < o_.ensemble; ++m) {
+    const auto fit_member = [&](int m) {
       vi::Rng rng = stream(o_.seed, split_, member_fit(m), 0);
-      const FitOutcome out = fit_method(p.train, request, rng);
-      if (!out.ok) {
-        r.ok = false;
-        r.message =
-            (o_.ensemble > 1 ? "ensemble member " + std::to_string(m) + ": " : "") + out.message;
-        return;
-      }
-      vi::Rng test_rng = stream(o_.seed, split_, member_fit(m), 1);
-      members.push_back(predict_regression(out.posterior, p.held_out, p.targets, test_rng,
-                                           predict_options(o_.test_samples)));
-    }
-    score_members(members, p, r);
+      FitOutcome out = fit_method(p.train, request, rng);
+      if (!out.ok) return MemberFit{std::nullopt, r.noise_precision, out.message};
+      return MemberFit{std::move(out.posterior), r.noise_precision, {}};
+    };
+    score_ensemble(o_, data_, split_, hidden_, predict_options(o_.test_samples), fit_member, r);
   }
 
   const UciProtocolOptions& o_;
@@ -406,26 +427,13 @@ class EvidenceRunner {
     po.samples = o_.test_samples;
     po.linearised = true;
     const double ratio = r.prior_precision / r.noise_precision;
-    std::vector<vi::RegressionPredictive> members;
-    for (int m = 0; m < o_.ensemble; ++m) {
-      EvidenceFit f;
-      if (m == 0) {
-        f.fit = order_[best_index_];
-        f.q = best_;
-      } else {
-        f = fit_at(ratio, r.noise_precision, member_fit(m));
-        if (!f.q) {
-          r.ok = false;
-          r.message = "ensemble member " + std::to_string(m) + ": " + f.message;
-          return;
-        }
-      }
-      const Problem p = make_problem(data_.train, data_.test, hidden_, f.fit.noise_precision);
-      vi::Rng test_rng = stream(o_.seed, split_, member_fit(m), 1);
-      members.push_back(
-          predict_regression(AnyPosterior(*f.q), p.held_out, p.targets, test_rng, po));
-    }
-    score_members(members, make_problem(data_.train, data_.test, hidden_, r.noise_precision), r);
+    const auto fit_member = [&](int m) {
+      if (m == 0) return MemberFit{AnyPosterior(*best_), order_[best_index_].noise_precision, {}};
+      const EvidenceFit f = fit_at(ratio, r.noise_precision, member_fit(m));
+      if (!f.q) return MemberFit{std::nullopt, f.fit.noise_precision, f.message};
+      return MemberFit{AnyPosterior(*f.q), f.fit.noise_precision, {}};
+    };
+    score_ensemble(o_, data_, split_, hidden_, po, fit_member, r);
   }
 
   const UciProtocolOptions& o_;

@@ -620,43 +620,34 @@ struct Hypot {
 };
 
 // fmin/fmax follow the standard's NaN rule (a NaN argument loses); on a tie the first
-// argument is the one selected, so exactly one partial is 1.
-struct Fmin {
-  static constexpr const char* name = "fmin";
+// argument is the one selected, so exactly one partial is 1. Both select one argument, and
+// differ only in their name and their pick_first(x, y); Selection holds the rest once.
+template <class Op>
+struct Selection {
   static constexpr const char* domain = "all real x, y";
   static bool in_domain(double, double) { return true; }
-  static bool pick_first(double x, double y) { return std::isnan(y) || (!std::isnan(x) && x <= y); }
   template <class T>
   static T f(const T& x, const T& y) {
-    return pick_first(value_of(x), value_of(y)) ? x : y;
+    return Op::pick_first(value_of(x), value_of(y)) ? x : y;
   }
   template <class T>
   static T d1(const T& x, const T& y, const T&) {
-    return T(pick_first(value_of(x), value_of(y)) ? 1.0 : 0.0);
+    return T(Op::pick_first(value_of(x), value_of(y)) ? 1.0 : 0.0);
   }
   template <class T>
   static T d2(const T& x, const T& y, const T&) {
-    return T(pick_first(value_of(x), value_of(y)) ? 0.0 : 1.0);
+    return T(Op::pick_first(value_of(x), value_of(y)) ? 0.0 : 1.0);
   }
 };
 
-struct Fmax {
+struct Fmin : Selection<Fmin> {
+  static constexpr const char* name = "fmin";
+  static bool pick_first(double x, double y) { return std::isnan(y) || (!std::isnan(x) && x <= y); }
+};
+
+struct Fmax : Selection<Fmax> {
   static constexpr const char* name = "fmax";
-  static constexpr const char* domain = "all real x, y";
-  static bool in_domain(double, double) { return true; }
   static bool pick_first(double x, double y) { return std::isnan(y) || (!std::isnan(x) && x >= y); }
-  template <class T>
-  static T f(const T& x, const T& y) {
-    return pick_first(value_of(x), value_of(y)) ? x : y;
-  }
-  template <class T>
-  static T d1(const T& x, const T& y, const T&) {
-    return T(pick_first(value_of(x), value_of(y)) ? 1.0 : 0.0);
-  }
-  template <class T>
-  static T d2(const T& x, const T& y, const T&) {
-    return T(pick_first(value_of(x), value_of(y)) ? 0.0 : 1.0);
-  }
 };
 
 }  // namespace fn

@@ -31,7 +31,9 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/random.hpp>
+#include <nn/model_concept.hpp>
 
 namespace ngvi::vi {
 
@@ -63,9 +65,7 @@ class KroneckerGaussian {
             ", S " + std::to_string(k.S.rows()) + "×" + std::to_string(k.S.cols()) + " and " +
             std::to_string(k.index.size()) +
             " indices (expected square factors and rows(S)·rows(A) indices)");
-      if (!(k.scale > 0.0) || !std::isfinite(k.scale))
-        throw std::invalid_argument(which + ": scale must be positive and finite, got " +
-                                    std::to_string(k.scale));
+      detail::check_positive_finite(which, "scale", k.scale);
       for (const Eigen::Index i : k.index) {
         if (i < 0 || i >= mean_.size())
           throw std::invalid_argument(which + ": θ index " + std::to_string(i) + " is outside 0.." +
@@ -118,10 +118,7 @@ class KroneckerGaussian {
   // log q(θ) = −½ (Σ_b c‖L_Sᵀ D_b L_A‖²_F − log det Λ + P log 2π), D_b = W̃_b(θ) − M_b.
   // Cost: O(Σ s·a·(s + a)).
   double log_density(const Eigen::VectorXd& theta) const {
-    if (theta.size() != dim())
-      throw std::invalid_argument("ngvi::vi::KroneckerGaussian::log_density: θ has " +
-                                  std::to_string(theta.size()) + " entries, expected " +
-                                  std::to_string(dim()));
+    nn::check_theta_size(theta.size(), dim(), "ngvi::vi::KroneckerGaussian::log_density");
     const Eigen::VectorXd d = theta - mean_;
     double quad = 0.0;
     for (std::size_t b = 0; b < blocks_.size(); ++b) {

@@ -29,6 +29,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <inference/random.hpp>
@@ -80,16 +81,10 @@ struct BayesianLinearRegression {
 inline BayesianLinearRegression make_bayesian_linear_regression(
     const BayesianLinearRegressionOptions& o = {}) {
   const std::string who = "ngvi::vi::problems::make_bayesian_linear_regression";
-  if (o.examples < 1)
-    throw std::invalid_argument(who + ": examples must be >= 1, got " + std::to_string(o.examples));
-  if (o.inputs < 1)
-    throw std::invalid_argument(who + ": inputs must be >= 1, got " + std::to_string(o.inputs));
-  if (!(o.noise_precision > 0.0) || !std::isfinite(o.noise_precision))
-    throw std::invalid_argument(who + ": noise_precision must be positive and finite, got " +
-                                std::to_string(o.noise_precision));
-  if (!(o.prior_precision > 0.0) || !std::isfinite(o.prior_precision))
-    throw std::invalid_argument(who + ": prior_precision must be positive and finite, got " +
-                                std::to_string(o.prior_precision));
+  detail::check_at_least(who, "examples", o.examples, 1);
+  detail::check_at_least(who, "inputs", o.inputs, 1);
+  detail::check_positive_finite(who, "noise_precision", o.noise_precision);
+  detail::check_positive_finite(who, "prior_precision", o.prior_precision);
   const Eigen::Index n = o.examples, d = o.inputs, p = d + 1;
   const double tau = o.noise_precision, delta = o.prior_precision;
 

@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/random.hpp>
 #include <nn/dataset.hpp>
 #include <nn/dense.hpp>
@@ -56,11 +57,8 @@ struct LogisticRegression2d {
 // Throws std::invalid_argument naming the field if an option is out of range. Cost: O(N).
 inline LogisticRegression2d make_logistic_regression_2d(const LogisticRegression2dOptions& o = {}) {
   const std::string who = "ngvi::vi::problems::make_logistic_regression_2d";
-  if (o.examples < 1)
-    throw std::invalid_argument(who + ": examples must be >= 1, got " + std::to_string(o.examples));
-  if (!(o.prior_precision > 0.0) || !std::isfinite(o.prior_precision))
-    throw std::invalid_argument(who + ": prior_precision must be positive and finite, got " +
-                                std::to_string(o.prior_precision));
+  detail::check_at_least(who, "examples", o.examples, 1);
+  detail::check_positive_finite(who, "prior_precision", o.prior_precision);
   if (!(o.input_scale > 0.0) || !std::isfinite(o.input_scale) || !std::isfinite(o.true_weight) ||
       !std::isfinite(o.true_bias))
     throw std::invalid_argument(who +

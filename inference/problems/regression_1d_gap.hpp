@@ -21,6 +21,7 @@
 
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/problems/describe.hpp>
 #include <inference/random.hpp>
 #include <nn/activations.hpp>
@@ -69,9 +70,7 @@ inline Regression1dGap make_regression_1d_gap(const Regression1dGapOptions& o = 
   if (!(o.gap_width >= 0.0 && o.gap_width < 4.0))
     throw std::invalid_argument(who + ": gap_width must be in [0, 4), got " +
                                 std::to_string(o.gap_width));
-  if (!(o.noise_sd > 0.0) || !std::isfinite(o.noise_sd))
-    throw std::invalid_argument(who + ": noise_sd must be positive and finite, got " +
-                                std::to_string(o.noise_sd));
+  detail::check_positive_finite(who, "noise_sd", o.noise_sd);
   Rng rng(o.seed);
   const double g = o.gap_width;
   auto draw = [&](Eigen::Index n, bool with_gap) {

@@ -16,6 +16,7 @@
 
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/problems/describe.hpp>
 #include <inference/random.hpp>
 #include <nn/activations.hpp>
@@ -56,9 +57,7 @@ inline TwoMoons make_two_moons(const TwoMoonsOptions& o = {}) {
         who + ": examples and hidden_units must be >= 1 and test_examples >= 0, got " +
         std::to_string(o.examples) + ", " + std::to_string(o.hidden_units) + " and " +
         std::to_string(o.test_examples));
-  if (!(o.noise >= 0.0) || !std::isfinite(o.noise))
-    throw std::invalid_argument(who + ": noise must be finite and >= 0, got " +
-                                std::to_string(o.noise));
+  detail::check_nonnegative_finite(who, "noise", o.noise);
   Rng rng(o.seed);
   auto draw = [&](Eigen::Index n) {
     nn::Dataset d;

@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include <inference/option_checks.hpp>
 #include <inference/problems/describe.hpp>
 #include <nn/activations.hpp>
 #include <nn/data_loader.hpp>
@@ -61,12 +62,8 @@ inline UciRegression make_uci_regression(const UciRegressionOptions& o) {
   const std::string who = "ngvi::vi::problems::make_uci_regression";
   if (o.folder.empty())
     throw std::invalid_argument(who + ": folder is empty; give the data set's folder");
-  if (o.hidden_units < 1)
-    throw std::invalid_argument(who + ": hidden_units must be >= 1, got " +
-                                std::to_string(o.hidden_units));
-  if (!(o.noise_precision > 0.0) || !std::isfinite(o.noise_precision))
-    throw std::invalid_argument(who + ": noise_precision must be positive and finite, got " +
-                                std::to_string(o.noise_precision));
+  detail::check_at_least(who, "hidden_units", o.hidden_units, 1);
+  detail::check_positive_finite(who, "noise_precision", o.noise_precision);
   if (std::holds_alternative<nn::Dense>(o.activation))
     throw std::invalid_argument(who + ": activation must not be a Dense layer");
   const nn::UciSplit split = nn::load_uci_split(o.folder, o.split);

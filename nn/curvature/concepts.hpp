@@ -66,10 +66,7 @@ void require_output_likelihood_model() {
 // Throws unless theta has num_params() entries; `who` names the calling function.
 template <class M>
 void check_theta(const M& model, const Eigen::VectorXd& theta, const char* who) {
-  if (theta.size() != static_cast<Eigen::Index>(model.num_params()))
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": theta has " +
-                                std::to_string(theta.size()) + " entries, the model has " +
-                                std::to_string(model.num_params()) + " parameters");
+  nn::check_theta_size(theta.size(), model.num_params(), std::string("ngvi::nn::") + who);
 }
 
 // Target yᵢ of example i as a column vector.

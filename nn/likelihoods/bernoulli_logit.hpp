@@ -19,28 +19,20 @@
 #include <autodiff/expr/elementary.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 
 namespace ngvi::nn {
 
-class BernoulliLogit {
+class BernoulliLogit : public LikelihoodBase {
  public:
   static constexpr std::string_view name = "bernoulli_logit";
 
-  explicit BernoulliLogit(int dim = 1) : dim_(dim) {
-    if (dim < 1) throw std::invalid_argument("ngvi::nn::BernoulliLogit: dim must be >= 1");
-  }
-
-  int output_dim() const { return dim_; }
-  int net_output_dim() const { return dim_; }
-  int num_params() const { return 0; }
-  int target_dim() const { return dim_; }
-  void add_parameter_blocks(ParameterLayout&) const {}
-  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
+  explicit BernoulliLogit(int dim = 1) : LikelihoodBase("BernoulliLogit", dim, dim), dim_(dim) {}
 
   // Cost: O(d); one statement per output.
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("BernoulliLogit::nll", f.size(), y.size(), dim_, dim_);
+    check_example("nll", f.size(), y.size());
     T total(0.0);
     for (int k = 0; k < dim_; ++k) total += ad::log1p_exp(f(k)) - y(k) * f(k);
     return total;
@@ -50,18 +42,17 @@ class BernoulliLogit {
   template <class T>
   T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
               const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("BernoulliLogit::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(),
-                               dim_, dim_);
+    check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     return T(ad::sum(ad::log1p_exp(F)) - ad::dot(F, Y));
   }
 
   // diag(σ(f)(1 − σ(f))).
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("BernoulliLogit::output_hessian", f.size(), y.size(), dim_, dim_);
+    check_example("output_hessian", f.size(), y.size());
     return output_fisher(f);
   }
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("BernoulliLogit::output_fisher", f.size(), dim_, dim_, dim_);
+    check_output("output_fisher", f.size());
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(dim_, dim_);
     for (int k = 0; k < dim_; ++k) {
       const double p = ad::logistic(f(k));
@@ -71,7 +62,7 @@ class BernoulliLogit {
   }
 
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("BernoulliLogit::sample_target", f.size(), dim_, dim_, dim_);
+    check_output("sample_target", f.size());
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k)
       y(k) = boost::random::bernoulli_distribution<double>(ad::logistic(f(k)))(rng) ? 1.0 : 0.0;
@@ -79,19 +70,12 @@ class BernoulliLogit {
   }
   // P(y = 1) = σ(f).
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("BernoulliLogit::predictive_mean", f.size(), dim_, dim_, dim_);
+    check_output("predictive_mean", f.size());
     return f.unaryExpr([](double x) { return ad::logistic(x); });
   }
   void check_targets(const Eigen::MatrixXd& Y) const {
-    if (Y.cols() != dim_)
-      throw std::invalid_argument("ngvi::nn::BernoulliLogit: targets have " +
-                                  std::to_string(Y.cols()) + " columns, expected " +
-                                  std::to_string(dim_));
-    for (Eigen::Index i = 0; i < Y.rows(); ++i)
-      for (Eigen::Index j = 0; j < Y.cols(); ++j)
-        if (Y(i, j) != 0.0 && Y(i, j) != 1.0)
-          throw std::invalid_argument(
-              detail::target_error("BernoulliLogit", i, j, Y(i, j), "0 or 1"));
+    check_target_values(
+        Y, [](double y) { return y == 0.0 || y == 1.0; }, "0 or 1");
   }
 
  private:

@@ -19,34 +19,29 @@
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 
 namespace ngvi::nn {
 
-class GaussianFixedNoise {
+class GaussianFixedNoise : public LikelihoodBase {
  public:
   static constexpr std::string_view name = "gaussian_fixed_noise";
 
   // precision τ > 0; dim = number of outputs d (independent, each with precision τ).
-  explicit GaussianFixedNoise(double precision = 1.0, int dim = 1) : tau_(precision), dim_(dim) {
+  explicit GaussianFixedNoise(double precision = 1.0, int dim = 1)
+      : LikelihoodBase("GaussianFixedNoise", dim, dim), tau_(precision), dim_(dim) {
     if (!(precision > 0.0) || !std::isfinite(precision))
       throw std::invalid_argument(
           "ngvi::nn::GaussianFixedNoise: precision must be positive and finite, got " +
           std::to_string(precision));
-    if (dim < 1) throw std::invalid_argument("ngvi::nn::GaussianFixedNoise: dim must be >= 1");
   }
 
   double precision() const { return tau_; }
-  int output_dim() const { return dim_; }
-  int net_output_dim() const { return dim_; }
-  int num_params() const { return 0; }
-  int target_dim() const { return dim_; }
-  void add_parameter_blocks(ParameterLayout&) const {}
-  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
 
   // Cost: O(d); one tape statement per output.
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("GaussianFixedNoise::nll", f.size(), y.size(), dim_, dim_);
+    check_example("nll", f.size(), y.size());
     T total(dim_ * constant());
     for (int k = 0; k < dim_; ++k) total += (0.5 * tau_) * ad::square(f(k) - y(k));
     return total;
@@ -56,44 +51,39 @@ class GaussianFixedNoise {
   template <class T>
   T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
               const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("GaussianFixedNoise::batch_nll", F.rows(), F.cols(), Y.rows(),
-                               Y.cols(), dim_, dim_);
+    check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     const double c = static_cast<double>(F.rows()) * dim_ * constant();
     return T(c + (0.5 * tau_) * ad::squared_norm(ad::cwise_difference(F, Y)));
   }
 
   // τ I. Cost: O(d²).
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("GaussianFixedNoise::output_hessian", f.size(), y.size(), dim_,
-                                 dim_);
+    check_example("output_hessian", f.size(), y.size());
     return tau_ * Eigen::MatrixXd::Identity(dim_, dim_);
   }
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianFixedNoise::output_fisher", f.size(), dim_, dim_, dim_);
+    check_output("output_fisher", f.size());
     return tau_ * Eigen::MatrixXd::Identity(dim_, dim_);
   }
 
   // f + ε/√τ, ε ~ N(0, I). Cost: d normal draws.
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("GaussianFixedNoise::sample_target", f.size(), dim_, dim_, dim_);
+    check_output("sample_target", f.size());
     boost::random::normal_distribution<double> normal(0.0, 1.0 / std::sqrt(tau_));
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k) y(k) = f(k) + normal(rng);
     return y;
   }
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianFixedNoise::predictive_mean", f.size(), dim_, dim_, dim_);
+    check_output("predictive_mean", f.size());
     return f;
   }
   // Var[y | f] per output: 1/τ, whatever f is (the noise of a regression predictive).
   Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianFixedNoise::predictive_variance", f.size(), dim_, dim_,
-                                 dim_);
+    check_output("predictive_variance", f.size());
     return Eigen::VectorXd::Constant(dim_, 1.0 / tau_);
   }
-  void check_targets(const Eigen::MatrixXd& Y) const {
-    detail::check_finite_targets("GaussianFixedNoise", Y, dim_);
-  }
+  void check_targets(const Eigen::MatrixXd& Y) const { check_finite_targets(Y); }
 
  private:
   // The per-output constant ½log(2π) − ½log τ.

@@ -23,27 +23,25 @@
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 
 namespace ngvi::nn {
 
-class GaussianLearnedNoise {
+class GaussianLearnedNoise : public LikelihoodBase {
  public:
   static constexpr std::string_view name = "gaussian_learned_noise";
   static constexpr const char* block_name = "log_precision";
 
   explicit GaussianLearnedNoise(double initial_precision = 1.0, int dim = 1)
-      : tau0_(initial_precision), dim_(dim) {
+      : LikelihoodBase("GaussianLearnedNoise", dim + 1, dim, 1),
+        tau0_(initial_precision),
+        dim_(dim) {
     if (!(initial_precision > 0.0) || !std::isfinite(initial_precision))
       throw std::invalid_argument(
           "ngvi::nn::GaussianLearnedNoise: initial precision must be positive and finite, got " +
           std::to_string(initial_precision));
-    if (dim < 1) throw std::invalid_argument("ngvi::nn::GaussianLearnedNoise: dim must be >= 1");
   }
 
-  int output_dim() const { return dim_ + 1; }
-  int net_output_dim() const { return dim_; }
-  int num_params() const { return 1; }
-  int target_dim() const { return dim_; }
   void add_parameter_blocks(ParameterLayout& layout) const { layout.add(block_name, 1, 1); }
   void init_parameters(Eigen::VectorXd& theta, const ParameterLayout& layout) const {
     theta(layout.block(block_name).offset) = std::log(tau0_);
@@ -52,7 +50,7 @@ class GaussianLearnedNoise {
   // Cost: O(d).
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("GaussianLearnedNoise::nll", f.size(), y.size(), dim_ + 1, dim_);
+    check_example("nll", f.size(), y.size());
     using std::exp;
     T ss(0.0);
     for (int k = 0; k < dim_; ++k) ss += ad::square(f(k) - y(k));
@@ -65,8 +63,7 @@ class GaussianLearnedNoise {
   template <class T>
   T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
               const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("GaussianLearnedNoise::batch_nll", F.rows(), F.cols(), Y.rows(),
-                               Y.cols(), dim_ + 1, dim_);
+    check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     if (dim_ != 1) return detail::sum_of_rows(*this, F, Y);
     const Eigen::Matrix<T, Eigen::Dynamic, 1> m = F.col(0), s = F.col(1);
     const Eigen::VectorXd yv = Y.col(0);
@@ -77,8 +74,7 @@ class GaussianLearnedNoise {
 
   // With r = y − μ and τ = e^s: ∂²ℓ/∂μ² = τI, ∂²ℓ/∂μ∂s = −τr, ∂²ℓ/∂s² = τ/2·‖r‖².
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("GaussianLearnedNoise::output_hessian", f.size(), y.size(),
-                                 dim_ + 1, dim_);
+    check_example("output_hessian", f.size(), y.size());
     const double tau = std::exp(f(dim_));
     const Eigen::VectorXd r = y - f.head(dim_);
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(dim_ + 1, dim_ + 1);
@@ -90,8 +86,7 @@ class GaussianLearnedNoise {
   }
   // E_y of output_hessian: diag(τ, …, τ, d/2).
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianLearnedNoise::output_fisher", f.size(), dim_, dim_ + 1,
-                                 dim_);
+    check_output("output_fisher", f.size());
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(dim_ + 1, dim_ + 1);
     H.topLeftCorner(dim_, dim_).diagonal().setConstant(std::exp(f(dim_)));
     H(dim_, dim_) = 0.5 * dim_;
@@ -99,27 +94,22 @@ class GaussianLearnedNoise {
   }
 
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("GaussianLearnedNoise::sample_target", f.size(), dim_, dim_ + 1,
-                                 dim_);
+    check_output("sample_target", f.size());
     boost::random::normal_distribution<double> normal(0.0, std::exp(-0.5 * f(dim_)));
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k) y(k) = f(k) + normal(rng);
     return y;
   }
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianLearnedNoise::predictive_mean", f.size(), dim_, dim_ + 1,
-                                 dim_);
+    check_output("predictive_mean", f.size());
     return f.head(dim_);
   }
   // Var[y | f] per output: e^{−s}, the inverse of the learned precision.
   Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("GaussianLearnedNoise::predictive_variance", f.size(), dim_,
-                                 dim_ + 1, dim_);
+    check_output("predictive_variance", f.size());
     return Eigen::VectorXd::Constant(dim_, std::exp(-f(dim_)));
   }
-  void check_targets(const Eigen::MatrixXd& Y) const {
-    detail::check_finite_targets("GaussianLearnedNoise", Y, dim_);
-  }
+  void check_targets(const Eigen::MatrixXd& Y) const { check_finite_targets(Y); }
 
  private:
   double tau0_;

@@ -19,29 +19,21 @@
 
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 
 namespace ngvi::nn {
 
-class HeteroscedasticGaussian {
+class HeteroscedasticGaussian : public LikelihoodBase {
  public:
   static constexpr std::string_view name = "heteroscedastic_gaussian";
 
-  explicit HeteroscedasticGaussian(int dim = 1) : dim_(dim) {
-    if (dim < 1) throw std::invalid_argument("ngvi::nn::HeteroscedasticGaussian: dim must be >= 1");
-  }
-
-  int output_dim() const { return 2 * dim_; }
-  int net_output_dim() const { return 2 * dim_; }
-  int num_params() const { return 0; }
-  int target_dim() const { return dim_; }
-  void add_parameter_blocks(ParameterLayout&) const {}
-  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
+  explicit HeteroscedasticGaussian(int dim = 1)
+      : LikelihoodBase("HeteroscedasticGaussian", 2 * dim, dim), dim_(dim) {}
 
   // Cost: O(d); one statement per output.
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::nll", f.size(), y.size(), 2 * dim_,
-                                 dim_);
+    check_example("nll", f.size(), y.size());
     using std::exp;
     T total(dim_ * detail::half_log_2pi);
     for (int k = 0; k < dim_; ++k)
@@ -53,15 +45,13 @@ class HeteroscedasticGaussian {
   template <class T>
   T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
               const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("HeteroscedasticGaussian::batch_nll", F.rows(), F.cols(), Y.rows(),
-                               Y.cols(), 2 * dim_, dim_);
+    check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     return detail::sum_of_rows(*this, F, Y);
   }
 
   // Per output k, with r = y − μ and λ = e^{−v}: [[λ, rλ], [rλ, r²λ/2]] on (μₖ, vₖ).
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::output_hessian", f.size(), y.size(),
-                                 2 * dim_, dim_);
+    check_example("output_hessian", f.size(), y.size());
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(2 * dim_, 2 * dim_);
     for (int k = 0; k < dim_; ++k) {
       const double lambda = std::exp(-f(dim_ + k)), r = y(k) - f(k);
@@ -73,8 +63,7 @@ class HeteroscedasticGaussian {
   }
   // E_y of output_hessian: diag(e^{−v}, ½).
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::output_fisher", f.size(), dim_, 2 * dim_,
-                                 dim_);
+    check_output("output_fisher", f.size());
     Eigen::MatrixXd H = Eigen::MatrixXd::Zero(2 * dim_, 2 * dim_);
     for (int k = 0; k < dim_; ++k) {
       H(k, k) = std::exp(-f(dim_ + k));
@@ -84,27 +73,22 @@ class HeteroscedasticGaussian {
   }
 
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::sample_target", f.size(), dim_, 2 * dim_,
-                                 dim_);
+    check_output("sample_target", f.size());
     boost::random::normal_distribution<double> normal(0.0, 1.0);
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k) y(k) = f(k) + std::exp(0.5 * f(dim_ + k)) * normal(rng);
     return y;
   }
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::predictive_mean", f.size(), dim_,
-                                 2 * dim_, dim_);
+    check_output("predictive_mean", f.size());
     return f.head(dim_);
   }
   // Var[y | f] per output: e^{vₖ}, the predicted variance.
   Eigen::VectorXd predictive_variance(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("HeteroscedasticGaussian::predictive_variance", f.size(), dim_,
-                                 2 * dim_, dim_);
+    check_output("predictive_variance", f.size());
     return f.tail(dim_).array().exp().matrix();
   }
-  void check_targets(const Eigen::MatrixXd& Y) const {
-    detail::check_finite_targets("HeteroscedasticGaussian", Y, dim_);
-  }
+  void check_targets(const Eigen::MatrixXd& Y) const { check_finite_targets(Y); }
 
  private:
   int dim_;

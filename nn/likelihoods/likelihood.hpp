@@ -29,6 +29,9 @@
 // their exact curvature. Note that for the learned-noise and heteroscedastic Gaussians the
 // exact H_L is indefinite away from the optimum (the mean/log-scale cross term); use
 // output_fisher for a PSD Gauss-Newton-type matrix there.
+//
+// The dimensions, the shape checks and the no-parameter defaults are the same for every
+// likelihood and live in LikelihoodBase (likelihood_base.hpp), which the likelihoods derive from.
 #pragma once
 
 #include <cmath>
@@ -74,24 +77,6 @@ namespace detail {
 
 inline constexpr double half_log_2pi = 0.91893853320467274178032973640562;
 
-// Throws unless f and y have the lengths the likelihood expects.
-inline void check_example_shapes(const char* who, Eigen::Index f_size, Eigen::Index y_size,
-                                 int f_dim, int y_dim) {
-  if (f_size != f_dim || y_size != y_dim)
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": f has " +
-                                std::to_string(f_size) + " entries and y " +
-                                std::to_string(y_size) + ", expected " + std::to_string(f_dim) +
-                                " and " + std::to_string(y_dim));
-}
-inline void check_batch_shapes(const char* who, Eigen::Index f_rows, Eigen::Index f_cols,
-                               Eigen::Index y_rows, Eigen::Index y_cols, int f_dim, int y_dim) {
-  if (f_cols != f_dim || y_cols != y_dim || f_rows != y_rows)
-    throw std::invalid_argument(
-        std::string("ngvi::nn::") + who + ": F is " + std::to_string(f_rows) + "x" +
-        std::to_string(f_cols) + " and Y " + std::to_string(y_rows) + "x" + std::to_string(y_cols) +
-        ", expected B x " + std::to_string(f_dim) + " and B x " + std::to_string(y_dim));
-}
-
 // Σ rows of nll, one per-example recording each (for likelihoods whose batch form has no
 // better fused expression). Cost: B calls of nll plus one sum statement.
 template <class Lik, class T>
@@ -112,17 +97,6 @@ inline std::string target_error(const char* who, Eigen::Index row, Eigen::Index 
   std::snprintf(buf, sizeof buf, "%.17g", value);
   return std::string("ngvi::nn::") + who + ": target in row " + std::to_string(row) + ", column " +
          std::to_string(col) + " is " + buf + ", expected " + expected;
-}
-
-inline void check_finite_targets(const char* who, const Eigen::MatrixXd& Y, int y_dim) {
-  if (Y.cols() != y_dim)
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": targets have " +
-                                std::to_string(Y.cols()) + " columns, expected " +
-                                std::to_string(y_dim));
-  for (Eigen::Index i = 0; i < Y.rows(); ++i)
-    for (Eigen::Index j = 0; j < Y.cols(); ++j)
-      if (!std::isfinite(Y(i, j)))
-        throw std::invalid_argument(target_error(who, i, j, Y(i, j), "a finite number"));
 }
 
 }  // namespace detail

@@ -6,5 +6,6 @@
 #include <nn/likelihoods/gaussian_learned_noise.hpp>
 #include <nn/likelihoods/heteroscedastic_gaussian.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 #include <nn/likelihoods/poisson_log.hpp>
 #include <nn/likelihoods/softmax_categorical.hpp>

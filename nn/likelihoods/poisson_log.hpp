@@ -17,28 +17,20 @@
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 
 namespace ngvi::nn {
 
-class PoissonLog {
+class PoissonLog : public LikelihoodBase {
  public:
   static constexpr std::string_view name = "poisson_log";
 
-  explicit PoissonLog(int dim = 1) : dim_(dim) {
-    if (dim < 1) throw std::invalid_argument("ngvi::nn::PoissonLog: dim must be >= 1");
-  }
-
-  int output_dim() const { return dim_; }
-  int net_output_dim() const { return dim_; }
-  int num_params() const { return 0; }
-  int target_dim() const { return dim_; }
-  void add_parameter_blocks(ParameterLayout&) const {}
-  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
+  explicit PoissonLog(int dim = 1) : LikelihoodBase("PoissonLog", dim, dim), dim_(dim) {}
 
   // Cost: O(d); one statement per output.
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("PoissonLog::nll", f.size(), y.size(), dim_, dim_);
+    check_example("nll", f.size(), y.size());
     using std::exp;
     T total(0.0);
     for (int k = 0; k < dim_; ++k) total += exp(f(k)) - y(k) * f(k) + std::lgamma(y(k) + 1.0);
@@ -49,8 +41,7 @@ class PoissonLog {
   template <class T>
   T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
               const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("PoissonLog::batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols(),
-                               dim_, dim_);
+    check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     double c = 0.0;
     for (Eigen::Index j = 0; j < Y.cols(); ++j)
       for (Eigen::Index i = 0; i < Y.rows(); ++i) c += std::lgamma(Y(i, j) + 1.0);
@@ -59,16 +50,16 @@ class PoissonLog {
 
   // diag(e^f).
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("PoissonLog::output_hessian", f.size(), y.size(), dim_, dim_);
+    check_example("output_hessian", f.size(), y.size());
     return output_fisher(f);
   }
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("PoissonLog::output_fisher", f.size(), dim_, dim_, dim_);
+    check_output("output_fisher", f.size());
     return f.array().exp().matrix().asDiagonal();
   }
 
   Eigen::VectorXd sample_target(const Eigen::VectorXd& f, std::mt19937_64& rng) const {
-    detail::check_example_shapes("PoissonLog::sample_target", f.size(), dim_, dim_, dim_);
+    check_output("sample_target", f.size());
     Eigen::VectorXd y(dim_);
     for (int k = 0; k < dim_; ++k)
       y(k) = static_cast<double>(
@@ -77,18 +68,13 @@ class PoissonLog {
   }
   // The rate e^f.
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("PoissonLog::predictive_mean", f.size(), dim_, dim_, dim_);
+    check_output("predictive_mean", f.size());
     return f.array().exp().matrix();
   }
   void check_targets(const Eigen::MatrixXd& Y) const {
-    if (Y.cols() != dim_)
-      throw std::invalid_argument("ngvi::nn::PoissonLog: targets have " + std::to_string(Y.cols()) +
-                                  " columns, expected " + std::to_string(dim_));
-    for (Eigen::Index i = 0; i < Y.rows(); ++i)
-      for (Eigen::Index j = 0; j < Y.cols(); ++j)
-        if (!(Y(i, j) >= 0.0) || std::floor(Y(i, j)) != Y(i, j) || !std::isfinite(Y(i, j)))
-          throw std::invalid_argument(
-              detail::target_error("PoissonLog", i, j, Y(i, j), "a non-negative integer count"));
+    check_target_values(
+        Y, [](double y) { return y >= 0.0 && std::floor(y) == y && std::isfinite(y); },
+        "a non-negative integer count");
   }
 
  private:

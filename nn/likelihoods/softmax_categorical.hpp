@@ -19,31 +19,27 @@
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
+#include <nn/likelihoods/likelihood_base.hpp>
 
 namespace ngvi::nn {
 
-class SoftmaxCategorical {
+class SoftmaxCategorical : public LikelihoodBase {
  public:
   static constexpr std::string_view name = "softmax_categorical";
 
-  explicit SoftmaxCategorical(int num_classes) : k_(num_classes) {
+  explicit SoftmaxCategorical(int num_classes)
+      : LikelihoodBase("SoftmaxCategorical", num_classes, 1), k_(num_classes) {
     if (num_classes < 2)
       throw std::invalid_argument("ngvi::nn::SoftmaxCategorical: need at least 2 classes, got " +
                                   std::to_string(num_classes));
   }
 
   int num_classes() const { return k_; }
-  int output_dim() const { return k_; }
-  int net_output_dim() const { return k_; }
-  int num_params() const { return 0; }
-  int target_dim() const { return 1; }
-  void add_parameter_blocks(ParameterLayout&) const {}
-  void init_parameters(Eigen::VectorXd&, const ParameterLayout&) const {}
 
   // Cost: O(K); two statements (log-sum-exp, difference).
   template <class T>
   T nll(const Eigen::Matrix<T, Eigen::Dynamic, 1>& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("SoftmaxCategorical::nll", f.size(), y.size(), k_, 1);
+    check_example("nll", f.size(), y.size());
     const T lse = ad::log_sum_exp(f);
     return T(lse - f(class_of(y(0))));
   }
@@ -52,14 +48,13 @@ class SoftmaxCategorical {
   template <class T>
   T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
               const Eigen::MatrixXd& Y) const {
-    detail::check_batch_shapes("SoftmaxCategorical::batch_nll", F.rows(), F.cols(), Y.rows(),
-                               Y.cols(), k_, 1);
+    check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     return detail::sum_of_rows(*this, F, Y);
   }
 
   // diag(p) − p pᵀ.
   Eigen::MatrixXd output_hessian(const Eigen::VectorXd& f, const Eigen::VectorXd& y) const {
-    detail::check_example_shapes("SoftmaxCategorical::output_hessian", f.size(), y.size(), k_, 1);
+    check_example("output_hessian", f.size(), y.size());
     return output_fisher(f);
   }
   Eigen::MatrixXd output_fisher(const Eigen::VectorXd& f) const {
@@ -77,19 +72,13 @@ class SoftmaxCategorical {
   }
   // The class probabilities softmax(f) (K entries).
   Eigen::VectorXd predictive_mean(const Eigen::VectorXd& f) const {
-    detail::check_example_shapes("SoftmaxCategorical::predictive_mean", f.size(), 1, k_, 1);
+    check_output("predictive_mean", f.size());
     const Eigen::VectorXd e = (f.array() - f.maxCoeff()).exp().matrix();
     return e / e.sum();
   }
   void check_targets(const Eigen::MatrixXd& Y) const {
-    if (Y.cols() != 1)
-      throw std::invalid_argument("ngvi::nn::SoftmaxCategorical: targets have " +
-                                  std::to_string(Y.cols()) +
-                                  " columns, expected 1 (the class index)");
-    for (Eigen::Index i = 0; i < Y.rows(); ++i)
-      if (!is_class(Y(i, 0)))
-        throw std::invalid_argument(detail::target_error(
-            "SoftmaxCategorical", i, 0, Y(i, 0), "a class index 0.." + std::to_string(k_ - 1)));
+    check_target_values(
+        Y, [this](double c) { return is_class(c); }, "a class index 0.." + std::to_string(k_ - 1));
   }
 
  private:
