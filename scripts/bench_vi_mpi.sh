@@ -17,13 +17,15 @@ if [[ "${NGVI_BENCH_SKIP_BUILD:-0}" != 1 ]]; then
   cmake --build --preset bench --target bench_vi_mpi
 fi
 exe="build/bench/bench/bench_vi_mpi"
-# Open MPI refuses to run as root (CI, containers) unless told that this is intended.
+# Open MPI refuses to run as root (CI, containers) unless told that this is intended; it binds
+# each rank to one core unless told not to (--bind-to none), which would leave a rank's second
+# thread on the same core as its first.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for config in "1 1" "1 2" "2 1"; do
   read -r ranks threads <<<"$config"
   echo "== $ranks rank(s) x $threads thread(s)"
-  mpirun --oversubscribe -np "$ranks" "$exe" --threads "$threads" \
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$exe" --threads "$threads" \
     --benchmark_counters_tabular=true "$@"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
