@@ -1,0 +1,52 @@
+// Comparing the two routes of the curvature sums (nn/curvature/): batched and generic.
+//
+// For nn::Supervised<Sequential, L> the GGN, the empirical Fisher and the Monte-Carlo Fisher are
+// summed block by block from one batched pass per block (nn/per_example.hpp); any other model
+// takes the generic route, one tape recording per example. GenericRoute<M> shows a Supervised
+// model through the members a generic model has (loss, output, likelihood, data) and nothing
+// else, so the curvature functions take the generic route on exactly the same model: the
+// reference the batched route is checked against. curvature_routes::batched_vs_generic is the
+// one tolerance of those checks, and thread_counts the counts the bitwise checks run.
+#pragma once
+
+#include <array>
+
+#include <Eigen/Core>
+
+#include <autodiff/autodiff.hpp>
+
+namespace ngvi::test {
+
+template <class M>
+struct GenericRoute {
+  const M& model;
+
+  Eigen::Index num_examples() const { return model.num_examples(); }
+  Eigen::Index num_params() const { return model.num_params(); }
+  Eigen::Index output_dim() const { return model.output_dim(); }
+  template <class T>
+  T example_loss(const Eigen::Matrix<T, Eigen::Dynamic, 1>& theta, Eigen::Index i) const {
+    return model.example_loss(theta, i);
+  }
+  template <class T>
+  Eigen::Matrix<T, Eigen::Dynamic, 1> example_output(
+      const Eigen::Matrix<T, Eigen::Dynamic, 1>& theta, Eigen::Index i) const {
+    return model.example_output(theta, i);
+  }
+  const auto& likelihood() const { return model.likelihood(); }
+  const auto& data() const { return model.data(); }
+};
+template <class M>
+GenericRoute(const M&) -> GenericRoute<M>;
+
+namespace curvature_routes {
+// The routes sum the same per-example terms with different kernels (batched matrix products
+// and a block-wise sum of squared δs against one tape sweep per example) and in different
+// orders: a few ulps per term of sums of tens of terms, as between any two AD routes.
+inline constexpr ad::verify::Tolerance batched_vs_generic = ad::verify::tolerances::ad_vs_ad;
+// 1 (the calling thread), 2 and 3 TBB threads: more threads than this machine's cores must
+// still give the same bits.
+inline constexpr std::array<int, 3> thread_counts{1, 2, 3};
+}  // namespace curvature_routes
+
+}  // namespace ngvi::test
