@@ -6,14 +6,22 @@
 // model through the members a generic model has (loss, output, likelihood, data) and nothing
 // else, so the curvature functions take the generic route on exactly the same model: the
 // reference the batched route is checked against. curvature_routes::batched_vs_generic is the
-// one tolerance of those checks, and thread_counts the counts the bitwise checks run.
+// one tolerance of those checks, and thread_counts the counts the bitwise checks run;
+// check_batched_route runs both checks on all N examples and on test::mixed_minibatch.
 #pragma once
 
 #include <array>
+#include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include <autodiff/autodiff.hpp>
+#include <nn/example_indices.hpp>
+
+#include <support/check_bitwise.hpp>
+#include <support/check_report.hpp>
+#include <support/minibatch.hpp>
 
 namespace ngvi::test {
 
@@ -48,5 +56,26 @@ inline constexpr ad::verify::Tolerance batched_vs_generic = ad::verify::toleranc
 // still give the same bits.
 inline constexpr std::array<int, 3> thread_counts{1, 2, 3};
 }  // namespace curvature_routes
+
+// curvature(model, idx, threads) computes one curvature quantity (as an Eigen matrix) of model on
+// the examples idx (all of them when idx is empty) with `threads` threads. Checks, on all
+// examples and on mixed_minibatch: the batched route (m itself) against the generic route
+// (GenericRoute{m}) to batched_vs_generic, and the batched route's bits for every thread count
+// against one thread.
+template <class Model, class Curvature>
+void check_batched_route(const Model& m, const std::string& what, Curvature&& curvature) {
+  const GenericRoute<Model> generic{m};
+  const std::vector<Eigen::Index> minibatch = mixed_minibatch(m.num_examples());
+  for (const nn::ExampleIndices idx : {nn::ExampleIndices{}, nn::ExampleIndices(minibatch)}) {
+    const std::string w = what + (idx.empty() ? "" : " on idx");
+    const Eigen::MatrixXd batched = curvature(m, idx, 1);
+    NGVI_CHECK_REPORT(ad::verify::compare(batched, Eigen::MatrixXd(curvature(generic, idx, 1)),
+                                          curvature_routes::batched_vs_generic,
+                                          w + ": batched vs generic route"));
+    for (const int threads : curvature_routes::thread_counts)
+      NGVI_CHECK_BITWISE(Eigen::MatrixXd(curvature(m, idx, threads)), batched,
+                         w + ": " + std::to_string(threads) + " threads vs 1");
+  }
+}
 
 }  // namespace ngvi::test

@@ -9,7 +9,6 @@
 
 #include <nn/curvature/empirical_fisher.hpp>
 
-#include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
 #include <support/curvature_routes.hpp>
@@ -137,35 +136,22 @@ BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
 }
 
 // The batched route (blocks of per-example gradients from one batched sweep; the diagonal as
-// (D∘D)ᵀ(A∘A) without them) against the generic one on the same model (test::GenericRoute),
-// then the same bits for 1, 2 and 3 threads. 37 examples in blocks of 3.
+// (D∘D)ᵀ(A∘A) without them) against the generic one on the same model (test::GenericRoute);
+// the same bits for 1, 2 and 3 threads. 37 examples in blocks of 3.
 template <class Model>
 void check_ef_routes(const Model& m, const Eigen::VectorXd& theta, const std::string& what) {
-  const test::GenericRoute generic{m};
-  const auto& agree = test::curvature_routes::batched_vs_generic;
-  ad::ParallelOptions o{1, 3};
-  const std::vector<Eigen::Index> idx = test::mixed_minibatch(m.num_examples());
-  const Eigen::MatrixXd F = nn::empirical_fisher(m, theta, o);
-  const Eigen::VectorXd d = nn::empirical_fisher_diagonal(m, theta, o);
-  const Eigen::MatrixXd Fi = nn::empirical_fisher(m, theta, idx, o);
-  const Eigen::VectorXd di = nn::empirical_fisher_diagonal(m, theta, idx, o);
-  NGVI_CHECK_REPORT(compare(F, nn::empirical_fisher(generic, theta, o), agree,
-                            what + ": full, batched vs generic"));
-  NGVI_CHECK_REPORT(compare(d, nn::empirical_fisher_diagonal(generic, theta, o), agree,
-                            what + ": diagonal, batched vs generic"));
-  NGVI_CHECK_REPORT(compare(Fi, nn::empirical_fisher(generic, theta, idx, o), agree,
-                            what + ": full on idx, batched vs generic"));
-  NGVI_CHECK_REPORT(compare(di, nn::empirical_fisher_diagonal(generic, theta, idx, o), agree,
-                            what + ": diagonal on idx, batched vs generic"));
-  for (const int threads : test::curvature_routes::thread_counts) {
-    o.threads = threads;
-    const std::string t = " (" + std::to_string(threads) + " threads vs 1)";
-    NGVI_CHECK_BITWISE(nn::empirical_fisher(m, theta, o), F, what + ": full" + t);
-    NGVI_CHECK_BITWISE(nn::empirical_fisher_diagonal(m, theta, o), d, what + ": diagonal" + t);
-    NGVI_CHECK_BITWISE(nn::empirical_fisher(m, theta, idx, o), Fi, what + ": full on idx" + t);
-    NGVI_CHECK_BITWISE(nn::empirical_fisher_diagonal(m, theta, idx, o), di,
-                       what + ": diagonal on idx" + t);
-  }
+  test::check_batched_route(m, what + ", full",
+                            [&](const auto& model, nn::ExampleIndices idx, int t) {
+                              const ad::ParallelOptions o{t, 3};
+                              return idx.empty() ? nn::empirical_fisher(model, theta, o)
+                                                 : nn::empirical_fisher(model, theta, idx, o);
+                            });
+  test::check_batched_route(
+      m, what + ", diagonal", [&](const auto& model, nn::ExampleIndices idx, int t) {
+        const ad::ParallelOptions o{t, 3};
+        return idx.empty() ? nn::empirical_fisher_diagonal(model, theta, o)
+                           : nn::empirical_fisher_diagonal(model, theta, idx, o);
+      });
 }
 
 BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_gaussian) {
