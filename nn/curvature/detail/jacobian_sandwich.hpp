@@ -51,8 +51,8 @@ void add_batched_sandwich_diagonal(const Supervised<Sequential, Lik>& model,
         const Eigen::Index out = model.net().output_dim(), K = F.cols();
         std::vector<Eigen::MatrixXd> M(static_cast<std::size_t>(B));
         for (Eigen::Index i = 0; i < B; ++i)
-          M[static_cast<std::size_t>(i)] =
-              output_matrix(Eigen::VectorXd(F.row(i).transpose()), block[static_cast<std::size_t>(i)]);
+          M[static_cast<std::size_t>(i)] = output_matrix(Eigen::VectorXd(F.row(i).transpose()),
+                                                         block[static_cast<std::size_t>(i)]);
         const std::vector<DenseSlot>& slots = model.net().dense_layers();
         for (std::size_t l = 0; l < slots.size(); ++l) {
           const DenseSlot& d = slots[l];
@@ -108,14 +108,15 @@ Eigen::MatrixXd jacobian_sandwich_sum(const Model& model, const Eigen::VectorXd&
         jacobians(model, theta, block, J, ad::ParallelOptions{.threads = 1, .grain = B}, &F);
         if (!columns.empty()) {
           RowMatrixXd Jc(J.rows(), C);
-          for (Eigen::Index c = 0; c < C; ++c) Jc.col(c) = J.col(columns[static_cast<std::size_t>(c)]);
+          for (Eigen::Index c = 0; c < C; ++c)
+            Jc.col(c) = J.col(columns[static_cast<std::size_t>(c)]);
           J.swap(Jc);
         }
         RowMatrixXd MJ(J.rows(), C);
         for (Eigen::Index k = 0; k < B; ++k)
-          MJ.middleRows(k * m, m).noalias() =
-              output_matrix(Eigen::VectorXd(F.row(k).transpose()), block[static_cast<std::size_t>(k)]) *
-              J.middleRows(k * m, m);
+          MJ.middleRows(k * m, m).noalias() = output_matrix(Eigen::VectorXd(F.row(k).transpose()),
+                                                            block[static_cast<std::size_t>(k)]) *
+                                              J.middleRows(k * m, m);
         if (full)
           acc.noalias() += J.transpose() * MJ;
         else
