@@ -7,10 +7,12 @@
 // else, so the curvature functions take the generic route on exactly the same model: the
 // reference the batched route is checked against. curvature_routes::batched_vs_generic is the
 // one tolerance of those checks, and thread_counts the counts the bitwise checks run;
-// check_batched_route runs both checks on all N examples and on test::mixed_minibatch.
+// check_batched_route runs both checks on all N examples and on test::mixed_minibatch, and
+// for_each_route_model hands a check the models they run on.
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,9 +20,11 @@
 
 #include <autodiff/autodiff.hpp>
 #include <nn/example_indices.hpp>
+#include <nn/likelihoods/likelihoods.hpp>
 
 #include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
+#include <support/curvature_fixtures.hpp>
 #include <support/minibatch.hpp>
 
 namespace ngvi::test {
@@ -76,6 +80,25 @@ void check_batched_route(const Model& m, const std::string& what, Curvature&& cu
       NGVI_CHECK_BITWISE(Eigen::MatrixXd(curvature(m, idx, threads)), batched,
                          w + ": " + std::to_string(threads) + " threads vs 1");
   }
+}
+
+// check(model, θ, what) on 2-hidden-layer tanh networks with 37 examples (13 blocks of 3 in
+// the route tests) and the likelihoods whose output curvature exercises every part of the batched
+// route: a Gaussian with 2 outputs (cross terms of Mᵢ), a 3-class softmax (a full, singular Mᵢ)
+// and a Gaussian with learned noise (a likelihood parameter, whose Jacobian row is a unit
+// vector, and an indefinite output Hessian). `seed` draws the data and θ.
+template <class Check>
+void for_each_route_model(std::uint64_t seed, Check&& check) {
+  Eigen::VectorXd theta;
+  const auto gaussian =
+      make_supervised({3, 5, 4, 2}, nn::GaussianFixedNoise(0.7, 2), 37, seed, &theta);
+  check(gaussian, theta, "2 hidden layers, Gaussian, 2 outputs");
+  const auto softmax =
+      make_supervised({3, 5, 4, 3}, nn::SoftmaxCategorical(3), 37, seed + 1, &theta);
+  check(softmax, theta, "2 hidden layers, softmax, 3 classes");
+  const auto learned =
+      make_supervised({2, 4, 3, 1}, nn::GaussianLearnedNoise(2.0), 37, seed + 2, &theta);
+  check(learned, theta, "2 hidden layers, Gaussian with learned noise");
 }
 
 }  // namespace ngvi::test

@@ -154,23 +154,9 @@ void check_ef_routes(const Model& m, const Eigen::VectorXd& theta, const std::st
       });
 }
 
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_gaussian) {
-  Eigen::VectorXd theta;
-  const auto m =
-      test::make_supervised({3, 5, 4, 2}, nn::GaussianFixedNoise(0.7, 2), 37, 91, &theta);
-  check_ef_routes(m, theta, "2 hidden layers, Gaussian, 2 outputs");
-}
-
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_categorical) {
-  Eigen::VectorXd theta;
-  const auto m = test::make_supervised({3, 5, 4, 3}, nn::SoftmaxCategorical(3), 37, 92, &theta);
-  check_ef_routes(m, theta, "2 hidden layers, softmax, 3 classes");
-}
-
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_learned_noise) {
-  Eigen::VectorXd theta;
-  const auto m = test::make_supervised({2, 4, 3, 1}, nn::GaussianLearnedNoise(2.0), 37, 93, &theta);
-  check_ef_routes(m, theta, "2 hidden layers, Gaussian with learned noise");
+BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route) {
+  test::for_each_route_model(91, [](const auto& m, const Eigen::VectorXd& theta,
+                                    const std::string& what) { check_ef_routes(m, theta, what); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

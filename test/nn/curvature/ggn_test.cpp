@@ -247,25 +247,9 @@ void check_ggn_routes(const Model& m, const Eigen::VectorXd& theta, const std::s
                             what + ": batched diagonal on idx vs the full matrix's"));
 }
 
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_gaussian) {
-  Eigen::VectorXd theta;
-  const auto m =
-      test::make_supervised({3, 5, 4, 2}, nn::GaussianFixedNoise(0.7, 2), 37, 71, &theta);
-  check_ggn_routes(m, theta, "2 hidden layers, Gaussian, 2 outputs");
-}
-
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_categorical) {
-  Eigen::VectorXd theta;
-  const auto m = test::make_supervised({3, 5, 4, 3}, nn::SoftmaxCategorical(3), 37, 72, &theta);
-  check_ggn_routes(m, theta, "2 hidden layers, softmax, 3 classes");
-}
-
-// The likelihood's own parameter (log precision) has a unit row in Jᵢ and an output Hessian
-// that is indefinite away from the optimum: the batched diagonal reads its entry off Mᵢ.
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_learned_noise) {
-  Eigen::VectorXd theta;
-  const auto m = test::make_supervised({2, 4, 3, 1}, nn::GaussianLearnedNoise(2.0), 37, 73, &theta);
-  check_ggn_routes(m, theta, "2 hidden layers, Gaussian with learned noise");
+BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route) {
+  test::for_each_route_model(71, [](const auto& m, const Eigen::VectorXd& theta,
+                                    const std::string& what) { check_ggn_routes(m, theta, what); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -244,17 +244,9 @@ void check_mc_routes(const Model& m, const Eigen::VectorXd& theta, const std::st
       });
 }
 
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_gaussian) {
-  Eigen::VectorXd theta;
-  const auto m =
-      test::make_supervised({3, 5, 4, 2}, nn::GaussianFixedNoise(0.7, 2), 37, 81, &theta);
-  check_mc_routes(m, theta, "2 hidden layers, Gaussian, 2 outputs");
-}
-
-BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route_categorical) {
-  Eigen::VectorXd theta;
-  const auto m = test::make_supervised({3, 5, 4, 3}, nn::SoftmaxCategorical(3), 37, 82, &theta);
-  check_mc_routes(m, theta, "2 hidden layers, softmax, 3 classes");
+BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route) {
+  test::for_each_route_model(81, [](const auto& m, const Eigen::VectorXd& theta,
+                                    const std::string& what) { check_mc_routes(m, theta, what); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
