@@ -131,6 +131,9 @@ const std::vector<Row>& rows() {
        "W6 logistic, Hessian — scalar loop",
        0.0,
        {{"Stan", 267.0}, {"ADOL-C", 308.0}, {"Sacado", 51.7}}},
+      // W7 is ngvi's own workload (no peer figures): the analytic reference is w7_curvature.cpp's.
+      {"W7_ggn_diagonal", "ngvi_nn", "W7 GGN diagonal, MLP 13-50-1 N=455, 1 thread — nn", 2.0, {}},
+      {"W7_ggn_full", "ngvi_nn", "W7 GGN full 151², MLP 13-10-1 N=455, 1 thread — nn", 3.0, {}},
   };
   return r;
 }
@@ -323,7 +326,7 @@ int main(int argc, char** argv) {
 
   std::string o;
   const json ctx = j.value("context", json::object());
-  o += "# ngvi vs hand-written analytic derivatives (peer AD workloads W1–W6)\n\n";
+  o += "# ngvi vs hand-written analytic derivatives (peer AD workloads W1–W6, curvature W7)\n\n";
   o += fmt::format("Run: {} on {} ({} CPUs at {} MHz), Google Benchmark library build: {}.\n",
                    ctx.value("date", "?"), ctx.value("host_name", "?"), ctx.value("num_cpus", 0),
                    ctx.value("mhz_per_cpu", 0), ctx.value("library_build_type", "?"));

@@ -239,11 +239,12 @@ void gradients_batched(const Supervised<Sequential, Lik>& model,
 // Batched route of the gradient moments: per block, Σᵢ δᵢaᵢᵀ = DᵀA and Σᵢ (δᵢaᵢᵀ)² = (D∘D)ᵀ(A∘A)
 // for every dense layer (D: the block's δs, A: its inputs; biases Σᵢ δᵢ and Σᵢ δᵢ²), and the
 // likelihood parameters' per-example partials summed directly. The block sums are added in
-// block order, so the result does not depend on the thread count.
+// block order, so the result does not depend on the thread count. sum may be null (the
+// empirical-Fisher diagonal needs only the squares).
 template <class Lik>
 void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
                               const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
-                              Eigen::VectorXd& sum, Eigen::VectorXd& squares,
+                              Eigen::VectorXd* sum, Eigen::VectorXd& squares,
                               const ParallelOptions& options) {
   const Eigen::VectorXd theta = theta_in;
   const auto n = static_cast<Eigen::Index>(idx.size());
@@ -257,7 +258,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     Eigen::VectorXd& s = block_sum[static_cast<std::size_t>(begin / grain)];
     Eigen::VectorXd& q = block_squares[static_cast<std::size_t>(begin / grain)];
-    s.resize(P);
+    if (sum) s.resize(P);
     q.resize(P);
     with_block_deltas(
         model, theta, block,
@@ -268,10 +269,12 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
             const DenseSlot& d = model.net().dense_layers()[k];
             const RowMatrixXd& D = deltas[k];
             const RowMatrixXd& A = pass.inputs[k];
-            Map(s.data() + d.weight.offset, d.out, d.in).noalias() = D.transpose() * A;
+            if (sum) {
+              Map(s.data() + d.weight.offset, d.out, d.in).noalias() = D.transpose() * A;
+              s.segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
+            }
             Map(q.data() + d.weight.offset, d.out, d.in).noalias() =
                 D.cwiseAbs2().transpose() * A.cwiseAbs2();
-            s.segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
             q.segment(d.bias.offset, d.out) = D.cwiseAbs2().colwise().sum().transpose();
           }
           for (int k = 0; k < np; ++k) {
@@ -281,21 +284,23 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
               sk += g;
               qk += g * g;
             }
-            s(model.likelihood_offset() + k) = sk;
+            if (sum) s(model.likelihood_offset() + k) = sk;
             q(model.likelihood_offset() + k) = qk;
           }
         });
   });
   for (std::size_t b = 0; b < block_sum.size(); ++b) {
-    sum += block_sum[b];
+    if (sum) *sum += block_sum[b];
     squares += block_squares[b];
   }
 }
 
-// Generic route: rows k·K … k·K+K−1 of J are J_{idx[k]}.
+// Generic route: rows k·K … k·K+K−1 of J are J_{idx[k]}; row k of *outputs (if given) is
+// f_{idx[k]}ᵀ, the values the Jacobian was taken at.
 template <class M>
 void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                       ExampleIndices idx, RowMatrixXd& J, const ParallelOptions& options) {
+                       ExampleIndices idx, RowMatrixXd& J, const ParallelOptions& options,
+                       Eigen::MatrixXd* outputs = nullptr) {
   static_assert(require_separable_model<M>());
   static_assert(OutputModel<M>,
                 "ngvi::nn::per_example_jacobians: the model needs output_dim() and "
@@ -304,6 +309,7 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   const auto n = static_cast<Eigen::Index>(idx.size());
   const Eigen::Index P = model.num_params(), K = model.output_dim();
   J.resize(n * K, P);
+  if (outputs) outputs->resize(n, K);
   nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     ad::TapeScope<double> scope;
     ad::Tape<double>& t = scope.tape();
@@ -312,6 +318,8 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
     const auto after_inputs = t.mark();
     for (Eigen::Index i = begin; i < end; ++i) {
       const ad::VarVector<double> f = model.example_output(th, idx[static_cast<std::size_t>(i)]);
+      if (outputs)
+        for (Eigen::Index k = 0; k < K; ++k) (*outputs)(i, k) = f(k).value();
       for (Eigen::Index k = 0; k < K; ++k) {
         auto row = J.row(i * K + k);
         if (!f(k).is_active()) {
@@ -329,46 +337,69 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   });
 }
 
-// Batched route: per block one forward pass and K reverse sweeps (output k of every example
-// of the block seeded at once), then outer products as for gradients.
+// One block of the batched Jacobian route: the forward pass on the block's rows and one reverse
+// sweep per network output k with output k of every example seeded at once, which leaves in
+// deltas[k][l] = ∂f·ₖ/∂Z of dense layer l (B×out, row i for example i: the examples do not
+// mix). Then use(pass, deltas) while the recording is still on the tape; the outputs are
+// ad::values_of(pass.eta). Cost: one batched forward pass + net.output_dim() reverse sweeps.
+template <class Lik, class Use>
+void with_block_output_deltas(const Supervised<Sequential, Lik>& model,
+                              const Eigen::VectorXd& theta, ExampleIndices block, Use&& use) {
+  ad::TapeScope<double> scope;
+  ad::Tape<double>& t = scope.tape();
+  BatchedPass pass;
+  Eigen::MatrixXd xbuf;
+  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
+  const auto B = static_cast<Eigen::Index>(block.size());
+  const Eigen::Index out = model.net().output_dim();
+  std::vector<std::vector<RowMatrixXd>> deltas(static_cast<std::size_t>(out));
+  for (Eigen::Index k = 0; k < out; ++k) {
+    t.zero_adjoints();
+    for (Eigen::Index i = 0; i < B; ++i) t.adjoint(pass.eta(i, k).index()) = 1.0;
+    t.reverse(scope.mark());
+    for (std::size_t l = 0; l < pass.pre.size(); ++l)
+      deltas[static_cast<std::size_t>(k)].push_back(pass.delta(l, t));
+  }
+  use(static_cast<const BatchedPass&>(pass),
+      static_cast<const std::vector<std::vector<RowMatrixXd>>&>(deltas));
+}
+
+// Batched route: per block with_block_output_deltas, then outer products as for gradients; the
+// likelihood parameters' rows are unit vectors. Outputs as for jacobians_generic.
 template <class Lik>
 void jacobians_batched(const Supervised<Sequential, Lik>& model,
                        const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
-                       RowMatrixXd& J, const ParallelOptions& options) {
+                       RowMatrixXd& J, const ParallelOptions& options,
+                       Eigen::MatrixXd* outputs = nullptr) {
   check_theta_size(theta_in.size(), model.num_params(), "per_example_jacobians");
   const Eigen::VectorXd theta = theta_in;
   const auto n = static_cast<Eigen::Index>(idx.size());
   const Eigen::Index P = model.num_params(), K = model.output_dim();
   const Eigen::Index out = model.net().output_dim();
   J.resize(n * K, P);
+  if (outputs) outputs->resize(n, K);
   nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
-    ad::TapeScope<double> scope;
-    ad::Tape<double>& t = scope.tape();
-    BatchedPass pass;
-    Eigen::MatrixXd xbuf;
-    batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
-    const Eigen::Index B = end - begin;
-    std::vector<RowMatrixXd> deltas(pass.pre.size());
-    for (Eigen::Index k = 0; k < K; ++k) {
-      if (k < out) {
-        t.zero_adjoints();
-        for (Eigen::Index i = 0; i < B; ++i) t.adjoint(pass.eta(i, k).index()) = 1.0;
-        t.reverse(scope.mark());
-        for (std::size_t l = 0; l < pass.pre.size(); ++l) deltas[l] = pass.delta(l, t);
-      }
-      for (Eigen::Index i = 0; i < B; ++i) {
-        auto row = J.row((begin + i) * K + k);
-        if (k < out) {
-          write_dense_rows(model.net(), pass, deltas, i, row.data());
-          row.tail(P - model.likelihood_offset()).setZero();
-        } else {
-          row.setZero();
-          row(model.likelihood_offset() + (k - out)) = 1.0;
-        }
-      }
-    }
+    with_block_output_deltas(
+        model, theta, block,
+        [&](const BatchedPass& pass, const std::vector<std::vector<RowMatrixXd>>& deltas) {
+          const Eigen::Index B = end - begin;
+          if (outputs) outputs->middleRows(begin, B) = ad::values_of(pass.eta);
+          for (Eigen::Index k = 0; k < K; ++k) {
+            for (Eigen::Index i = 0; i < B; ++i) {
+              auto row = J.row((begin + i) * K + k);
+              if (k < out) {
+                write_dense_rows(model.net(), pass, deltas[static_cast<std::size_t>(k)], i,
+                                 row.data());
+                row.tail(P - model.likelihood_offset()).setZero();
+              } else {
+                row.setZero();
+                row(model.likelihood_offset() + (k - out)) = 1.0;
+              }
+            }
+          }
+        });
   });
 }
 
@@ -383,11 +414,11 @@ void gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, E
 }
 template <class M>
 void jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, ExampleIndices idx,
-               RowMatrixXd& J, const ParallelOptions& options) {
+               RowMatrixXd& J, const ParallelOptions& options, Eigen::MatrixXd* outputs = nullptr) {
   if constexpr (is_supervised_sequential_v<M>)
-    jacobians_batched(model, theta, idx, J, options);
+    jacobians_batched(model, theta, idx, J, options, outputs);
   else
-    jacobians_generic(model, theta, idx, J, options);
+    jacobians_generic(model, theta, idx, J, options, outputs);
 }
 
 }  // namespace detail
@@ -530,7 +561,7 @@ void add_gradient_sums_and_squares(const M& model, const Eigen::Ref<const Eigen:
                                 std::to_string(sum.size()) + " entries and squares " +
                                 std::to_string(squares.size()));
   if constexpr (is_supervised_sequential_v<M>) {
-    detail::gradient_moments_batched(model, theta, idx, sum, squares, options);
+    detail::gradient_moments_batched(model, theta, idx, &sum, squares, options);
   } else {
     RowMatrixXd G;
     detail::gradients(model, theta, idx, G, options, nullptr);

@@ -8,9 +8,13 @@
 // of an exponential family it also equals the expected (true) Fisher, which mc_fisher.hpp
 // estimates by sampling.
 //
-// Routes: ggn and ggn_diagonal take the Jᵢ from nn::per_example_jacobians (reverse mode);
-// ggn_vector_product never forms Jᵢ: it records fᵢ once on a Var<Dual<double,1>> tape with the
-// input tangents set to v, reads Jᵢv from the outputs' tangents, and gets Jᵢᵀ(H_L,i Jᵢ v) from
+// Routes: ggn and ggn_diagonal are Σᵢ Jᵢᵀ H_L,i Jᵢ by detail::jacobian_sandwich_sum, over fixed
+// blocks of examples: for Supervised<Sequential> each block is one batched forward pass and m
+// reverse sweeps, then one matrix product (full) or, for the diagonal, BackPACK's sums of
+// squared δs against squared layer inputs without forming Jᵢ; other models take Jᵢ by reverse
+// mode one example at a time. ggn_vector_product never forms Jᵢ: it records fᵢ once on a
+// Var<Dual<double,1>> tape with the input tangents set to v, reads Jᵢv from the outputs'
+// tangents, and gets Jᵢᵀ(H_L,i Jᵢ v) from
 // one reverse sweep seeded with that vector — an independent route to the same numbers.
 #pragma once
 
@@ -24,8 +28,8 @@
 #include <autodiff/eigen/num_traits.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/detail/blocked_sum.hpp>
+#include <nn/curvature/detail/jacobian_sandwich.hpp>
 #include <nn/curvature/options.hpp>
-#include <nn/curvature/output_jacobians.hpp>
 #include <nn/example_indices.hpp>
 
 namespace ngvi::nn {
@@ -69,38 +73,14 @@ Eigen::MatrixXd output_curvature(const Model& model, const Eigen::VectorXd& f, E
 }  // namespace detail
 
 namespace detail {
-// Σ_k J_{idx[k]}ᵀ H_L,idx[k] J_{idx[k]} over the examples idx (already checked).
+// Σ_k J_{idx[k]}ᵀ H_L,idx[k] J_{idx[k]} over the examples idx (already checked), full or diagonal.
 template <class Model>
-Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
-                    const GgnOptions& options) {
-  const Eigen::Index P = theta.size();
-  const OutputsAndJacobians oj =
-      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
-  return symmetrised(blocked_sum(static_cast<Eigen::Index>(idx.size()), P, P, options.curvature,
-                                 [&](Eigen::Index k, Eigen::MatrixXd& acc) {
-                                   const auto J = oj.jacobian(k);
-                                   const Eigen::MatrixXd HL = output_curvature(
-                                       model, oj.output(k), idx[static_cast<std::size_t>(k)],
-                                       options.output_curvature);
-                                   acc.noalias() += J.transpose() * (HL * J);
-                                 }));
-}
-
-// Σ_k Σₖₗ H_L(k,l) J(k,:) ∘ J(l,:) over the examples idx (already checked).
-template <class Model>
-Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
-                             const GgnOptions& options) {
-  const Eigen::Index P = theta.size();
-  const OutputsAndJacobians oj =
-      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
-  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
-                     [&](Eigen::Index k, Eigen::MatrixXd& acc) {
-                       const auto J = oj.jacobian(k);
-                       const Eigen::MatrixXd HL =
-                           output_curvature(model, oj.output(k), idx[static_cast<std::size_t>(k)],
-                                            options.output_curvature);
-                       acc.col(0) += (J.cwiseProduct(HL * J)).colwise().sum().transpose();
-                     });
+Eigen::MatrixXd ggn_sum(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                        const GgnOptions& options, SandwichShape shape) {
+  return jacobian_sandwich_sum(model, theta, idx, options.curvature, shape,
+                               [&](const Eigen::VectorXd& f, Eigen::Index i) {
+                                 return output_curvature(model, f, i, options.output_curvature);
+                               });
 }
 
 // Σ_k J_{idx[k]}ᵀ H_L J_{idx[k]} v over the examples idx (already checked), matrix-free.
@@ -148,15 +128,16 @@ Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& th
 }  // namespace detail
 
 // G(θ) = Σᵢ Jᵢᵀ H_L,i Jᵢ, P×P, exactly symmetric.
-// Memory: N·m·P doubles for the Jacobians + reduction_blocks·P² of scratch.
-// Cost: nn::per_example_jacobians (for Supervised<Sequential>: m batched reverse sweeps per
-// block of examples) + N·(m·P² + m²·P) flops, over the threads.
+// Memory: per task a block's B·m·P Jacobians + reduction_blocks·P² of scratch.
+// Cost: nn's per-example Jacobians (for Supervised<Sequential>: per block one batched forward
+// pass and m reverse sweeps) + N·(m·P² + m²·P) flops, over the threads.
 template <class Model>
 Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta,
                     const GgnOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn");
-  return detail::ggn(model, theta, all_examples(model.num_examples()), options);
+  return detail::ggn_sum(model, theta, all_examples(model.num_examples()), options,
+                         detail::SandwichShape::full);
 }
 // The minibatch form Σ_{i ∈ idx} Jᵢᵀ H_L,i Jᵢ (a sum, not a mean; repeated indices count
 // repeatedly). Throws for an empty idx or an index outside 0..N−1. Cost: as above with |idx|
@@ -167,17 +148,21 @@ Eigen::MatrixXd ggn(const Model& model, const Eigen::VectorXd& theta, ExampleInd
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn");
   check_example_indices(idx, model.num_examples(), "ggn");
-  return detail::ggn(model, theta, idx, options);
+  return detail::ggn_sum(model, theta, idx, options, detail::SandwichShape::full);
 }
 
 // diag G(θ) = Σᵢ Σₖₗ H_L,i(k,l) Jᵢ(k,:) ∘ Jᵢ(l,:), without forming G.
-// Memory: N·m·P doubles for the Jacobians. Cost: nn::per_example_jacobians + N·m²·P flops.
+// Memory: per task a block's B·m·P Jacobians (none for Supervised<Sequential>).
+// Cost: for Supervised<Sequential> per block one batched forward pass and m reverse sweeps +
+// N·(m²·Σout + Σ in·out) flops; otherwise N single-example Jacobians + N·m²·P flops.
 template <class Model>
 Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta,
                              const GgnOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn_diagonal");
-  return detail::ggn_diagonal(model, theta, all_examples(model.num_examples()), options);
+  return detail::ggn_sum(model, theta, all_examples(model.num_examples()), options,
+                         detail::SandwichShape::diagonal)
+      .col(0);
 }
 // The minibatch form, summed over i ∈ idx. Throws for an empty idx or an index outside
 // 0..N−1. Cost: as above with |idx| for N.
@@ -187,7 +172,7 @@ Eigen::VectorXd ggn_diagonal(const Model& model, const Eigen::VectorXd& theta, E
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "ggn_diagonal");
   check_example_indices(idx, model.num_examples(), "ggn_diagonal");
-  return detail::ggn_diagonal(model, theta, idx, options);
+  return detail::ggn_sum(model, theta, idx, options, detail::SandwichShape::diagonal).col(0);
 }
 
 // G(θ)·v without forming G or any Jᵢ (see the file comment).

@@ -24,7 +24,8 @@
 // forward_with_cache, which keeps every dense layer's input). Since zᵢ = W aᵢ + b, ∂/∂zᵢ is
 // ∂/∂b: δᵢ and Jzᵢ are the bias columns of the per-example gradient and of the output
 // Jacobian Jᵢ, so every S comes from the output Jacobian (reverse mode, one sweep per output)
-// and output-space quantities, like the Gauss-Newton and the Monte-Carlo Fisher. The targets
+// and output-space quantities, by the Gauss-Newton's and the Monte-Carlo Fisher's sum
+// (detail::jacobian_sandwich_sum) restricted to the bias columns. The targets
 // of sampled_fisher are those mc_fisher draws for the same seed and stream.
 #pragma once
 
@@ -37,11 +38,10 @@
 
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <nn/curvature/concepts.hpp>
-#include <nn/curvature/detail/blocked_sum.hpp>
+#include <nn/curvature/detail/jacobian_sandwich.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/mc_fisher.hpp>
 #include <nn/curvature/options.hpp>
-#include <nn/curvature/output_jacobians.hpp>
 #include <nn/example_indices.hpp>
 #include <nn/sequential.hpp>
 
@@ -142,40 +142,27 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   std::vector<Eigen::Index> bias_cols;
   for (const DenseSlot& s : slots)
     for (Eigen::Index r = 0; r < s.out; ++r) bias_cols.push_back(s.bias.offset + r);
-  const auto Z = static_cast<Eigen::Index>(bias_cols.size());
   MonteCarloFisherOptions mc;
   mc.samples = options.samples;
   mc.seed = options.seed;
   mc.stream = options.stream;
-  const OutputsAndJacobians oj =
-      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
-  const Eigen::MatrixXd SS = symmetrised(
-      blocked_sum(N, Z, Z, options.curvature, [&](Eigen::Index k, Eigen::MatrixXd& acc) {
-        const Eigen::Index i = idx[static_cast<std::size_t>(k)];
-        const Eigen::VectorXd f = oj.output(k);
-        Eigen::MatrixXd M;
+  const Eigen::MatrixXd SS = jacobian_sandwich_sum(
+      model, theta, idx, options.curvature, SandwichShape::full,
+      [&](const Eigen::VectorXd& f, Eigen::Index i) -> Eigen::MatrixXd {
         switch (options.s_factor) {
           case KfacS::sampled_fisher:
-            M = mean_outer(sampled_output_gradients(model, f, i, mc), oj.m);
-            break;
+            return mean_outer(sampled_output_gradients(model, f, i, mc), f.size());
           case KfacS::expected_fisher:
-            M = output_curvature(model, f, i, OutputCurvature::fisher);
+            return output_curvature(model, f, i, OutputCurvature::fisher);
+          case KfacS::empirical_fisher:
             break;
-          case KfacS::empirical_fisher: {
-            const Eigen::VectorXd y = example_target(model, i);
-            const auto& lik = model.likelihood();
-            const Eigen::VectorXd r =
-                ad::gradient([&](const auto& fv) { return lik.nll(fv, y); }, f);
-            M = r * r.transpose();
-            break;
-          }
         }
-        const auto J = oj.jacobian(k);
-        Eigen::MatrixXd Jz(oj.m, Z);
-        for (Eigen::Index c = 0; c < Z; ++c)
-          Jz.col(c) = J.col(bias_cols[static_cast<std::size_t>(c)]);
-        acc.noalias() += Jz.transpose() * (M * Jz);
-      }));
+        const Eigen::VectorXd y = example_target(model, i);
+        const auto& lik = model.likelihood();
+        const Eigen::VectorXd r = ad::gradient([&](const auto& fv) { return lik.nll(fv, y); }, f);
+        return r * r.transpose();
+      },
+      bias_cols);
   Eigen::Index at = 0;
   for (std::size_t l = 0; l < slots.size(); ++l) {
     out[l].S = SS.block(at, at, slots[l].out, slots[l].out);
@@ -188,8 +175,8 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
 }  // namespace detail
 
 // The K-FAC factors of every dense layer of model.net(), in layer order.
-// Cost: one batched double forward pass (A) + nn::per_example_jacobians + N·(m·Σout² +
-// samples·m) flops for S, over the threads. Memory: N·m·P doubles for the Jacobians (the
+// Cost: one batched double forward pass (A) + nn's per-example Jacobians + N·(m·Σout² +
+// samples·m) flops for S, over the threads. Memory: per task a block's B·m·P Jacobians (the
 // columns used are only the biases') + O(Σ(in+1)² + (Σout)²·reduction_blocks).
 template <class Model>
 std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd& theta,

@@ -12,10 +12,12 @@
 // minibatch idx, i is the example's global index, never its position in idx.
 //
 // Routes: mc_fisher / mc_fisher_diagonal use gᵢₛ = Jᵢᵀ rᵢₛ with rᵢₛ = ∇f ℓ(fᵢ, ỹᵢₛ), so each
-// example costs one output Jacobian (nn::per_example_jacobians) plus S tiny gradients in the
-// output space. sampled_target_gradients records ∇θ ℓ(fᵢ(θ), ỹᵢₛ) through the whole network
-// for each sample with the same targets: the literal definition, an independent check of the
-// fast route, and the per-sample gradients themselves for callers that want them.
+// example costs one output Jacobian plus S tiny gradients in the output space, and the sum is
+// Σᵢ Jᵢᵀ Mᵢ Jᵢ with Mᵢ = (1/S) Σₛ rᵢₛrᵢₛᵀ by detail::jacobian_sandwich_sum, as the GGN (batched
+// blocks for Supervised<Sequential>; the sampled targets depend only on fᵢ and the seed).
+// sampled_target_gradients records ∇θ ℓ(fᵢ(θ), ỹᵢₛ) through the whole network for each sample with
+// the same targets: the literal definition, an independent check of the fast route, and the
+// per-sample gradients themselves for callers that want them.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,7 @@
 #include <autodiff/functional/per_example.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <nn/curvature/concepts.hpp>
-#include <nn/curvature/detail/blocked_sum.hpp>
+#include <nn/curvature/detail/jacobian_sandwich.hpp>
 #include <nn/curvature/example_rng.hpp>
 #include <nn/curvature/options.hpp>
 #include <nn/curvature/output_jacobians.hpp>
@@ -91,41 +93,15 @@ inline Eigen::MatrixXd mean_outer(const std::vector<Eigen::VectorXd>& r, Eigen::
 }  // namespace detail
 
 namespace detail {
-// Σ_k (1/S) Σₛ J_{idx[k]}ᵀ rₛrₛᵀ J_{idx[k]} over the examples idx (already checked).
+// Σ_k (1/S) Σₛ J_{idx[k]}ᵀ rₛrₛᵀ J_{idx[k]} over the examples idx (already checked), full or
+// diagonal.
 template <class Model>
-Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
-                          const MonteCarloFisherOptions& options) {
-  const Eigen::Index P = theta.size();
-  const OutputsAndJacobians oj =
-      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
-  return symmetrised(blocked_sum(static_cast<Eigen::Index>(idx.size()), P, P, options.curvature,
-                                 [&](Eigen::Index k, Eigen::MatrixXd& acc) {
-                                   const auto J = oj.jacobian(k);
-                                   const Eigen::MatrixXd R =
-                                       mean_outer(sampled_output_gradients(
-                                                      model, oj.output(k),
-                                                      idx[static_cast<std::size_t>(k)], options),
-                                                  oj.m);
-                                   acc.noalias() += J.transpose() * (R * J);
-                                 }));
-}
-
-// Σ_k (1/S) Σₛ (J_{idx[k]}ᵀ rₛ)² over the examples idx (already checked).
-template <class Model>
-Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
-                                   ExampleIndices idx, const MonteCarloFisherOptions& options) {
-  const Eigen::Index P = theta.size();
-  const OutputsAndJacobians oj =
-      outputs_and_jacobians(model, theta, idx, options.curvature.parallel);
-  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
-                     [&](Eigen::Index k, Eigen::MatrixXd& acc) {
-                       const auto J = oj.jacobian(k);
-                       Eigen::VectorXd d = Eigen::VectorXd::Zero(P);
-                       for (const auto& rs : sampled_output_gradients(
-                                model, oj.output(k), idx[static_cast<std::size_t>(k)], options))
-                         d += (J.transpose() * rs).cwiseAbs2();
-                       acc.col(0) += d / static_cast<double>(options.samples);
-                     });
+Eigen::MatrixXd mc_fisher_sum(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
+                              const MonteCarloFisherOptions& options, SandwichShape shape) {
+  return jacobian_sandwich_sum(
+      model, theta, idx, options.curvature, shape, [&](const Eigen::VectorXd& f, Eigen::Index i) {
+        return mean_outer(sampled_output_gradients(model, f, i, options), f.size());
+      });
 }
 
 // Row k·S + s is ∇θ ℓ(f_{idx[k]}(θ), ỹ_{idx[k],s}), recorded through the whole network.
@@ -160,16 +136,16 @@ ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::Vector
 }  // namespace detail
 
 // F̃(θ), P×P, exactly symmetric (see the file comment).
-// Memory: N·m·P doubles for the Jacobians + reduction_blocks·P² of scratch.
-// Cost: nn::per_example_jacobians + N·S output-space gradients + N·(m·P² + S·m²) flops, over
-// the threads.
+// Memory: per task a block's B·m·P Jacobians + reduction_blocks·P² of scratch.
+// Cost: that of ggn + N·S output-space gradients + N·S·m² flops, over the threads.
 template <class Model>
 Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta,
                           const MonteCarloFisherOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "mc_fisher");
   detail::check_samples(options, "mc_fisher");
-  return detail::mc_fisher(model, theta, all_examples(model.num_examples()), options);
+  return detail::mc_fisher_sum(model, theta, all_examples(model.num_examples()), options,
+                               detail::SandwichShape::full);
 }
 // The minibatch form Σ_{i ∈ idx} (1/S) Σₛ gᵢₛgᵢₛᵀ (a sum). Example i still draws from
 // example_rng(seed, i, stream) with its GLOBAL index i, so its targets do not depend on the
@@ -182,17 +158,19 @@ Eigen::MatrixXd mc_fisher(const Model& model, const Eigen::VectorXd& theta, Exam
   detail::check_theta(model, theta, "mc_fisher");
   detail::check_samples(options, "mc_fisher");
   check_example_indices(idx, model.num_examples(), "mc_fisher");
-  return detail::mc_fisher(model, theta, idx, options);
+  return detail::mc_fisher_sum(model, theta, idx, options, detail::SandwichShape::full);
 }
 
-// diag F̃(θ) = Σᵢ (1/S) Σₛ gᵢₛ². Cost: as mc_fisher with N·S·m·P flops instead of N·m·P².
+// diag F̃(θ) = Σᵢ (1/S) Σₛ gᵢₛ². Cost: that of ggn_diagonal + N·S output-space gradients.
 template <class Model>
 Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
                                    const MonteCarloFisherOptions& options = {}) {
   detail::require_output_likelihood_model<Model>();
   detail::check_theta(model, theta, "mc_fisher_diagonal");
   detail::check_samples(options, "mc_fisher_diagonal");
-  return detail::mc_fisher_diagonal(model, theta, all_examples(model.num_examples()), options);
+  return detail::mc_fisher_sum(model, theta, all_examples(model.num_examples()), options,
+                               detail::SandwichShape::diagonal)
+      .col(0);
 }
 // The minibatch form, summed over i ∈ idx, targets as for mc_fisher on idx. Throws for an
 // empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
@@ -204,7 +182,7 @@ Eigen::VectorXd mc_fisher_diagonal(const Model& model, const Eigen::VectorXd& th
   detail::check_theta(model, theta, "mc_fisher_diagonal");
   detail::check_samples(options, "mc_fisher_diagonal");
   check_example_indices(idx, model.num_examples(), "mc_fisher_diagonal");
-  return detail::mc_fisher_diagonal(model, theta, idx, options);
+  return detail::mc_fisher_sum(model, theta, idx, options, detail::SandwichShape::diagonal).col(0);
 }
 
 // The (N·S)×P matrix whose row i·S + s is gᵢₛ = ∇θ ℓ(fᵢ(θ), ỹᵢₛ), recorded through the whole

@@ -1,8 +1,11 @@
 // blocked_sum: a deterministic parallel sum over examples (see CurvatureOptions).
 //
-// body(i, acc) adds example i's contribution to acc (a zero-initialised rows×cols matrix).
-// Examples are cut into fixed blocks, each block summed in order by one task, and the block
-// sums added in block order, so the result does not depend on the thread count.
+// Examples are cut into fixed blocks whose boundaries depend only on n and the options (never on
+// the thread count), each block is summed by one task into its own zero-initialised rows×cols
+// matrix, and the block sums are added in block order, so the result does not depend on the
+// thread count. blocked_range_sum hands the task the whole block [begin, end) (for routes that
+// work on a block at once: one batched pass, one matrix product); blocked_sum calls
+// body(i, acc) for each example of the block in order.
 #pragma once
 
 #include <algorithm>
@@ -18,9 +21,11 @@
 
 namespace ngvi::nn::detail {
 
+// body(begin, end, acc) adds the contribution of examples begin..end−1 to acc.
+// Cost: that of the body calls + (blocks − 1)·rows·cols additions.
 template <class Body>
-Eigen::MatrixXd blocked_sum(Eigen::Index n, Eigen::Index rows, Eigen::Index cols,
-                            const CurvatureOptions& options, Body&& body) {
+Eigen::MatrixXd blocked_range_sum(Eigen::Index n, Eigen::Index rows, Eigen::Index cols,
+                                  const CurvatureOptions& options, Body&& body) {
   if (options.reduction_blocks < 1)
     throw std::invalid_argument("ngvi::nn::CurvatureOptions: reduction_blocks = " +
                                 std::to_string(options.reduction_blocks) + ", expected >= 1");
@@ -34,10 +39,20 @@ Eigen::MatrixXd blocked_sum(Eigen::Index n, Eigen::Index rows, Eigen::Index cols
   nn::parallel_blocks(n, par, [&](Eigen::Index begin, Eigen::Index end) {
     Eigen::MatrixXd& acc = partial[static_cast<std::size_t>(begin / par.grain)];
     acc.setZero(rows, cols);
-    for (Eigen::Index i = begin; i < end; ++i) body(i, acc);
+    body(begin, end, acc);
   });
   for (const Eigen::MatrixXd& p : partial) total += p;
   return total;
+}
+
+// body(i, acc) adds example i's contribution to acc. Cost: as blocked_range_sum.
+template <class Body>
+Eigen::MatrixXd blocked_sum(Eigen::Index n, Eigen::Index rows, Eigen::Index cols,
+                            const CurvatureOptions& options, Body&& body) {
+  return blocked_range_sum(n, rows, cols, options,
+                           [&](Eigen::Index begin, Eigen::Index end, Eigen::MatrixXd& acc) {
+                             for (Eigen::Index i = begin; i < end; ++i) body(i, acc);
+                           });
 }
 
 // (M + Mᵀ)/2: sums of Jᵀ(H J) are symmetric only up to rounding; curvature matrices are

@@ -11,6 +11,7 @@
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/curvature_routes.hpp>
 #include <support/minibatch.hpp>
 
 BOOST_AUTO_TEST_SUITE(empirical_fisher_test)
@@ -132,6 +133,30 @@ BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
   test::check_rejects_bad_indices(
       [&](nn::ExampleIndices bad) { return nn::empirical_fisher_diagonal(m, theta, bad); }, 13,
       "empirical_fisher_diagonal");
+}
+
+// The batched route (blocks of per-example gradients from one batched sweep; the diagonal as
+// (D∘D)ᵀ(A∘A) without them) against the generic one on the same model (test::GenericRoute);
+// the same bits for 1, 2 and 3 threads. 37 examples in blocks of 3.
+template <class Model>
+void check_ef_routes(const Model& m, const Eigen::VectorXd& theta, const std::string& what) {
+  test::check_batched_route(m, what + ", full",
+                            [&](const auto& model, nn::ExampleIndices idx, int t) {
+                              const ad::ParallelOptions o{t, 3};
+                              return idx.empty() ? nn::empirical_fisher(model, theta, o)
+                                                 : nn::empirical_fisher(model, theta, idx, o);
+                            });
+  test::check_batched_route(
+      m, what + ", diagonal", [&](const auto& model, nn::ExampleIndices idx, int t) {
+        const ad::ParallelOptions o{t, 3};
+        return idx.empty() ? nn::empirical_fisher_diagonal(model, theta, o)
+                           : nn::empirical_fisher_diagonal(model, theta, idx, o);
+      });
+}
+
+BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route) {
+  test::for_each_route_model(91, [](const auto& m, const Eigen::VectorXd& theta,
+                                    const std::string& what) { check_ef_routes(m, theta, what); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

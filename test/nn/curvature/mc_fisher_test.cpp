@@ -17,6 +17,7 @@
 
 #include <support/check_report.hpp>
 #include <support/curvature_fixtures.hpp>
+#include <support/curvature_routes.hpp>
 #include <support/minibatch.hpp>
 
 BOOST_AUTO_TEST_SUITE(mc_fisher_test)
@@ -217,6 +218,35 @@ BOOST_AUTO_TEST_CASE(minibatch_draws_by_global_index) {
   test::check_rejects_bad_indices(
       [&](nn::ExampleIndices bad) { return nn::sampled_target_gradients(m, theta, bad); }, 13,
       "sampled_target_gradients");
+}
+
+// The batched route against the generic one on the same model (test::GenericRoute): the same
+// seed draws the same targets (they depend on fᵢ and the example's global index only), so the
+// two must agree to rounding; the same bits for 1, 2 and 3 threads.
+template <class Model>
+void check_mc_routes(const Model& m, const Eigen::VectorXd& theta, const std::string& what) {
+  const auto options = [](int threads) {
+    nn::MonteCarloFisherOptions o;
+    o.samples = 3;
+    o.seed = 17;
+    o.curvature.parallel = {threads, 3};
+    return o;
+  };
+  test::check_batched_route(m, what + ", full",
+                            [&](const auto& model, nn::ExampleIndices idx, int t) {
+                              return idx.empty() ? nn::mc_fisher(model, theta, options(t))
+                                                 : nn::mc_fisher(model, theta, idx, options(t));
+                            });
+  test::check_batched_route(
+      m, what + ", diagonal", [&](const auto& model, nn::ExampleIndices idx, int t) {
+        return idx.empty() ? nn::mc_fisher_diagonal(model, theta, options(t))
+                           : nn::mc_fisher_diagonal(model, theta, idx, options(t));
+      });
+}
+
+BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route) {
+  test::for_each_route_model(81, [](const auto& m, const Eigen::VectorXd& theta,
+                                    const std::string& what) { check_mc_routes(m, theta, what); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
