@@ -35,17 +35,25 @@
 
 namespace ngvi::distributed {
 
-// What every rank throws when one rank's part of a step failed.
+// What every rank throws when one rank's part of a step failed. code() is the status that rank
+// reported (agree_on_failure): 1 unless its caller told it more, e.g. a program's exit code.
 class RankFailure : public std::runtime_error {
  public:
-  RankFailure(int rank, const std::string& message)
+  RankFailure(int rank, const std::string& message, int code = 1)
       : std::runtime_error("ngvi::distributed: rank " + std::to_string(rank) +
                            " failed: " + message),
-        rank_(rank) {}
+        rank_(rank),
+        code_(code),
+        cause_(message) {}
   int rank() const { return rank_; }
+  int code() const { return code_; }
+  // The failed rank's own message, without the "rank r failed" prefix.
+  const std::string& cause() const { return cause_; }
 
  private:
   int rank_;
+  int code_;
+  std::string cause_;
 };
 
 // Throws std::runtime_error naming `call` if an MPI call did not return MPI_SUCCESS.
@@ -70,19 +78,20 @@ inline int size_of(MPI_Comm comm) {
 }
 
 // Every rank learns whether any rank failed; if one did, every rank throws RankFailure for the
-// lowest failed rank with its message (cut to 480 bytes). `error` is this rank's message, empty
-// if it succeeded. Cost: one MPI_Allgather of R·512 bytes.
-inline void agree_on_failure(MPI_Comm comm, const std::string& error) {
+// lowest failed rank with its status and message (cut to 480 bytes). `status` is this rank's: 0
+// if it succeeded, else a code in [1, 127] passed on as RankFailure::code; `error` says why.
+// Cost: one MPI_Allgather of R·512 bytes.
+inline void agree_on_failure(MPI_Comm comm, int status, const std::string& error) {
   constexpr int bytes = 512;
   char mine[bytes] = {};
-  mine[0] = error.empty() ? 0 : 1;
+  mine[0] = static_cast<char>(std::clamp(status, 0, 127));
   std::memcpy(mine + 1, error.data(), std::min<std::size_t>(error.size(), 480));
   std::vector<char> all(static_cast<std::size_t>(bytes) * static_cast<std::size_t>(size_of(comm)));
   check_mpi(MPI_Allgather(mine, bytes, MPI_CHAR, all.data(), bytes, MPI_CHAR, comm),
             "MPI_Allgather");
   for (int r = 0; r < size_of(comm); ++r) {
     const char* theirs = all.data() + static_cast<std::size_t>(r) * bytes;
-    if (theirs[0] != 0) throw RankFailure(r, std::string(theirs + 1));
+    if (theirs[0] != 0) throw RankFailure(r, std::string(theirs + 1), theirs[0]);
   }
 }
 
@@ -114,15 +123,17 @@ class MpiReducer final : public vi::BatchReducer {
       return static_cast<std::size_t>(r) * k / static_cast<std::size_t>(ranks);
     };
     Eigen::MatrixXd mine;
+    int status = 0;
     std::string error;
     const auto t0 = std::chrono::steady_clock::now();
     try {
       mine = vi::block_sums(batch, b, first(rank), first(rank + 1), length, parallel, add);
     } catch (const std::exception& e) {
+      status = 1;
       error = e.what();
     }
     const auto t1 = std::chrono::steady_clock::now();
-    agree_on_failure(comm_, error);
+    agree_on_failure(comm_, status, error);
     std::vector<int> counts(static_cast<std::size_t>(ranks)),
         offsets(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <app/cli/exit_codes.hpp>
 #include <oneapi/tbb/global_control.h>
 
 namespace ngvi::app {
@@ -34,6 +35,15 @@ inline void add_common_options(CLI::App& cmd, CommonOptions& o, const std::strin
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   cmd.add_option("--out", o.out, out_help)->capture_default_str();
+}
+
+// Throws UsageError naming `option` if `path` lies in a folder that does not exist (an output
+// file the run would only fail to write at its end). An empty path passes.
+inline void require_existing_folder(const std::string& option, const std::filesystem::path& path) {
+  if (!path.empty() && !path.parent_path().empty() &&
+      !std::filesystem::is_directory(path.parent_path()))
+    throw UsageError(option + " " + path.string() + ": the directory " +
+                     path.parent_path().string() + " does not exist");
 }
 
 // Caps oneTBB's parallelism at `threads` (0: leave TBB's default) while it lives.

@@ -2,8 +2,9 @@
 //
 // Exceptions never escape main(): nn::DataError and UsageError (bad input, bad usage) exit with
 // 2, anything else the body throws (a failed write, a numerical failure) with 1, each after one
-// line "ngvi <subcommand>: error: <what>" on stderr. The body itself returns 0 or 1 (a check
-// that did not pass). See app/cli/exit_codes.hpp.
+// line "ngvi <subcommand>: error: <what>" on stderr (with " (rank r of K)" after the subcommand
+// under mpirun, on every rank: app/cli/ranks.hpp). The body itself returns 0 or 1 (a check that
+// did not pass). See app/cli/exit_codes.hpp.
 #pragma once
 
 #include <exception>
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include <app/cli/exit_codes.hpp>
+#include <app/cli/ranks.hpp>
 #include <fmt/format.h>
 
 #include <nn/data_error.hpp>
@@ -18,17 +20,22 @@
 namespace ngvi::app {
 
 // Cost: that of `body`.
-inline int run_guarded(std::string_view subcommand, const std::function<int()>& body) {
+inline int run_guarded(std::string_view subcommand, const std::function<int()>& body,
+                       const Ranks& ranks) {
+  auto report = [&](const std::exception& e) {
+    fmt::print(ranks.errors(), "ngvi {}{}: error: {}\n", subcommand, ranks.tag(), e.what());
+    std::fflush(ranks.errors());
+  };
   try {
     return body();
   } catch (const nn::DataError& e) {
-    fmt::print(stderr, "ngvi {}: error: {}\n", subcommand, e.what());
+    report(e);
     return exit_code::usage;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ngvi {}: error: {}\n", subcommand, e.what());
+    report(e);
     return exit_code::usage;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ngvi {}: error: {}\n", subcommand, e.what());
+    report(e);
     return exit_code::failed;
   }
 }

@@ -15,6 +15,9 @@ namespace ngvi::app {
 struct Subcommand {
   CLI::App* command = nullptr;  // owned by the root CLI::App
   std::function<int()> run;     // returns an exit code (app/cli/exit_codes.hpp)
+  // Under mpirun (app/cli/ranks.hpp): true if every rank runs `run` (the subcommand shares its
+  // work among them), false if rank 0 alone does and the others exit at once with 0.
+  bool on_every_rank = false;
 };
 
 }  // namespace ngvi::app

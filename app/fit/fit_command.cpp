@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <app/cli/common_options.hpp>
@@ -16,6 +18,7 @@
 #include <app/fit/prediction_table.hpp>
 #include <app/io/atomic_write.hpp>
 #include <app/io/csv_table.hpp>
+#include <app/io/fit_files.hpp>
 #include <app/io/json_file.hpp>
 #include <app/io/training_table.hpp>
 #include <app/methods/fit_method.hpp>
@@ -42,6 +45,9 @@ struct FitCommandOptions {
   std::filesystem::path posterior;          // a saved posterior to apply instead of fitting
   std::filesystem::path predict;            // rows to predict
   int samples = 100;                        // posterior draws of the predictive
+  std::filesystem::path checkpoint;         // write the fit loop's checkpoints here
+  Eigen::Index checkpoint_every = 100;      // iterations between checkpoints
+  std::filesystem::path resume;             // continue the run checkpointed here
 };
 
 // A CSV field, quoted if it holds a comma, a quote or a line break (RFC 4180).
@@ -196,35 +202,65 @@ NetworkSpec spec_of(const TrainingTable& t, const CsvTable& table, const FitComm
   return spec;
 }
 
-int run(FitCommandOptions opt) {
+// What every rank must agree on before a fit under mpirun: the table as read (its size and a
+// checksum of its numbers) and the settings that shape the fit.
+std::string fingerprint(const TrainingTable& t, const FitCommandOptions& opt) {
+  auto bytes = [](const Eigen::MatrixXd& m) {
+    return std::hash<std::string_view>{}(
+        std::string_view(reinterpret_cast<const char*>(m.data()), sizeof(double) * m.size()));
+  };
+  std::string hidden;
+  for (const Eigen::Index h : opt.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
+  return fmt::format(
+      "{} rows of {} inputs, checksum {:016x}{:016x}; {} {} {} [{}], seed {}, "
+      "{} epochs of {}",
+      t.data.X.rows(), t.data.X.cols(), bytes(t.data.X), bytes(t.data.Y), opt.task, opt.method,
+      opt.activation, hidden, opt.common.seed, epochs_of(opt.settings), opt.settings.minibatch);
+}
+
+int run(FitCommandOptions opt, const Ranks& ranks) {
   const ThreadLimit limit(opt.common.threads);
   const bool fitting = !opt.csv.empty();
-  if (fitting == !opt.posterior.empty())
-    throw UsageError(
-        "give either --csv FILE --target COLUMN (fit a network) or --posterior FILE "
-        "--predict FILE (apply a saved posterior), not " +
-        std::string(fitting ? "both" : "neither"));
-  if (fitting && opt.target.empty()) throw UsageError("--csv needs --target COLUMN");
-  if (!fitting && opt.predict.empty())
-    throw UsageError("--posterior needs --predict FILE (the rows to predict)");
-  opt.settings.method = parse_method(opt.method);
-  opt.settings.threads = 0;
-
-  // Every input is read and checked before anything is computed or written.
   std::optional<CsvTable> predict_table;
-  if (!opt.predict.empty()) predict_table = read_csv_table(opt.predict);
   SavedPosterior saved;
   std::optional<TrainingTable> training;
-  if (fitting) {
-    const CsvTable table = read_csv_table(opt.csv);
-    training = select_training_columns(table, opt.target);
-    saved.spec = spec_of(*training, table, opt);
-    saved.method = method_name(opt.settings.method);
-  } else {
-    saved = read_posterior_file(opt.posterior);
-  }
   std::optional<PredictionInputs> to_predict;
-  if (predict_table) to_predict = select_prediction_inputs(*predict_table, saved.spec);
+  std::optional<vi::FitCheckpoint> resume;
+  // Every input is read and checked, on every rank, before anything is computed or written.
+  ranks.on_every_rank([&] {
+    if (fitting == !opt.posterior.empty())
+      throw UsageError(
+          "give either --csv FILE --target COLUMN (fit a network) or --posterior FILE "
+          "--predict FILE (apply a saved posterior), not " +
+          std::string(fitting ? "both" : "neither"));
+    if (fitting && opt.target.empty()) throw UsageError("--csv needs --target COLUMN");
+    if (!fitting && opt.predict.empty())
+      throw UsageError("--posterior needs --predict FILE (the rows to predict)");
+    if (!fitting && !(opt.checkpoint.empty() && opt.resume.empty()))
+      throw UsageError("--checkpoint and --resume belong to a fit (--csv), not to --posterior");
+    require_existing_folder("--checkpoint", opt.checkpoint);
+    opt.settings.method = parse_method(opt.method);
+    opt.settings.threads = 0;
+    if (!opt.predict.empty()) predict_table = read_csv_table(opt.predict);
+    if (fitting) {
+      const CsvTable table = read_csv_table(opt.csv);
+      training = select_training_columns(table, opt.target);
+      saved.spec = spec_of(*training, table, opt);
+      saved.method = method_name(opt.settings.method);
+    } else {
+      saved = read_posterior_file(opt.posterior);
+    }
+    if (predict_table) to_predict = select_prediction_inputs(*predict_table, saved.spec);
+    if (!opt.resume.empty()) {
+      try {
+        resume = load_checkpoint(opt.resume);
+      } catch (const std::exception& e) {
+        throw UsageError(std::string("--resume: ") + e.what());
+      }
+    }
+  });
+  if (fitting) ranks.require_same("the training data and settings", fingerprint(*training, opt));
+  if (!fitting && !ranks.leader()) return exit_code::ok;  // applying a posterior: rank 0 alone
 
   if (fitting) {
     std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
@@ -232,16 +268,22 @@ int run(FitCommandOptions opt) {
     vi::Rng rng(seq);
     FitRequest request;
     request.settings = opt.settings;
+    request.reducer = ranks.reducer();
+    if (ranks.leader()) request.checkpoint = opt.checkpoint;
+    request.checkpoint_every = opt.checkpoint_every;
+    request.resume = resume;
     const Eigen::MatrixXd& X = training->data.X;
     const Eigen::MatrixXd& Y = training->data.Y;
     const FitOutcome out = saved.spec.classification
                                ? fit_method(classification_model(saved.spec, X, Y), request, rng)
                                : fit_method(regression_model(saved.spec, X, Y), request, rng);
     if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
+    if (!ranks.leader()) return exit_code::ok;
     saved.posterior = out.posterior;
-    fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s\n",
+    fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}\n",
                method_name(opt.settings.method), mean_of(saved.posterior).size(), X.rows(),
-               opt.csv.string(), out.seconds);
+               opt.csv.string(), out.seconds,
+               ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
   }
 
   std::filesystem::create_directories(opt.common.out);
@@ -264,7 +306,7 @@ int run(FitCommandOptions opt) {
 
 }  // namespace
 
-Subcommand add_fit_command(CLI::App& root) {
+Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
   auto opt = std::make_shared<FitCommandOptions>();
   MethodSettings& m = opt->settings;
   CLI::App* cmd = root.add_subcommand(
@@ -343,7 +385,20 @@ Subcommand add_fit_command(CLI::App& root) {
                   "posterior draws of the predictive (laplace: the linearised predictive, exact)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  return Subcommand{cmd, [opt] { return run(*opt); }};
+  cmd->add_option("--checkpoint", opt->checkpoint,
+                  "write the fit loop's state to this file every --checkpoint-every iterations "
+                  "and at the end (atomically; under mpirun rank 0 writes it), to continue an "
+                  "interrupted run with --resume; default: none");
+  cmd->add_option("--checkpoint-every", opt->checkpoint_every,
+                  "iterations (minibatch steps) between checkpoints")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--resume", opt->resume,
+                  "continue the run checkpointed in this file (same --csv, method and settings; "
+                  "any number of threads or MPI ranks): the result is bitwise that of the "
+                  "uninterrupted run; default: none")
+      ->check(CLI::ExistingFile);
+  return Subcommand{cmd, [opt, &ranks] { return run(*opt, ranks); }, true};
 }
 
 }  // namespace ngvi::app

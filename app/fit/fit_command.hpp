@@ -8,11 +8,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <app/cli/ranks.hpp>
 #include <app/cli/subcommand.hpp>
 
 namespace ngvi::app {
 
 // Declares the subcommand and its options on `root`. Cost of the run: that of the method's fit.
-Subcommand add_fit_command(CLI::App& root);
+Subcommand add_fit_command(CLI::App& root, const Ranks& ranks);
 
 }  // namespace ngvi::app

@@ -48,19 +48,20 @@ struct HistoryWriter {
 };
 
 // Writes a checkpoint every `every` iterations (and at the end of a run that did not fail),
-// atomically. Resume with vi::resume(model, options, load_checkpoint(path)).
+// atomically; with an empty path it writes nothing (so a caller can pass one on every rank and
+// give the path to rank 0 alone). Resume with vi::resume(model, options, load_checkpoint(path)).
 struct Checkpointer {
   std::filesystem::path path;
   Eigen::Index every = 100;  // iterations between checkpoints
   template <class Ctx>
   bool on_iteration(const Ctx& ctx) {
-    if (every > 0 && ctx.iteration() % every == 0)
+    if (!path.empty() && every > 0 && ctx.iteration() % every == 0)
       write_file_atomically(path, ctx.checkpoint().encode());
     return false;
   }
   template <class Ctx, class Result>
   void on_end(const Ctx& ctx, const Result& result) {
-    if (result.status != vi::FitStatus::failed)
+    if (!path.empty() && result.status != vi::FitStatus::failed)
       write_file_atomically(path, ctx.checkpoint().encode());
   }
 };

@@ -14,7 +14,7 @@ namespace ngvi::app::detail {
 template <class Model>
 FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& rng) {
   const MethodSettings& s = request.settings;
-  const vi::LoopOptions loop = loop_options(s, model.num_examples());
+  const vi::LoopOptions loop = loop_options(request, model.num_examples());
   const double lr = learning_rate_of(s);
   switch (s.method) {
     case Method::noisy_adam: {
@@ -60,6 +60,7 @@ FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& 
       l.curvature = vi::LaplaceCurvature::ggn;
       l.prior_precision = s.prior_precision;
       l.parallel.parallel.threads = s.threads;
+      l.reducer = request.reducer;
       LaplaceEvidence last;
       FitOutcome out = run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {
         vi::Laplace<vi::FullGaussian> a = vi::laplace(model, q.mean(), l);

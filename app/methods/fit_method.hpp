@@ -14,7 +14,9 @@
 // only this declaration.
 #pragma once
 
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,8 @@
 #include <app/methods/any_posterior.hpp>
 #include <app/methods/method_settings.hpp>
 
+#include <inference/batch_reducer.hpp>
+#include <inference/checkpoint.hpp>
 #include <inference/problems/uci_regression.hpp>
 #include <inference/random.hpp>
 #include <nn/likelihoods/softmax_categorical.hpp>
@@ -44,6 +48,18 @@ struct FitRequest {
   MethodSettings settings{};                // the method and its settings
   std::vector<Eigen::Index> report_epochs;  // epochs (1-based, ascending) to call `hook` after
   EpochHook hook;                           // may be empty
+  // How each step adds up its minibatch sums (inference/batch_reducer.hpp): empty, in one pass
+  // as the method does alone; a BlockedReducer, or an MpiReducer across ranks (the same bits).
+  // The Laplace method's curvature over all N examples goes through it too.
+  std::shared_ptr<const vi::BatchReducer> reducer;
+  // Writes a checkpoint of the fit loop to this file (atomically) every checkpoint_every
+  // iterations and at the end of a run that did not fail; empty: none.
+  std::filesystem::path checkpoint;
+  Eigen::Index checkpoint_every = 100;
+  // Continues this checkpointed run (of the same method, settings and data) instead of starting
+  // afresh: the result is bitwise that of the uninterrupted run. The generator passed to
+  // fit_method is then not used.
+  std::optional<vi::FitCheckpoint> resume;
 };
 
 // The Laplace method's evidence terms at the final MAP estimate θ* (inference/laplace.hpp), for
@@ -68,7 +84,8 @@ struct FitOutcome {
 
 // Runs request.settings.method on `model`, drawing from `rng`. A failure of the run (a
 // non-finite parameter, a precision that is not positive definite, settings the method rejects)
-// gives ok = false and the method's message rather than an exception.
+// gives ok = false and the method's message rather than an exception; request.resume of another
+// method throws UsageError.
 // Cost: the method's steps over epochs_of(settings) epochs, plus the hook's own cost.
 template <class Model>
 FitOutcome fit_method(const Model& model, const FitRequest& request, vi::Rng& rng);

@@ -40,7 +40,7 @@ vi::VognCurvature vogn_curvature_of(VognCurvatureSetting c) {
 template <class Model>
 FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, vi::Rng& rng) {
   const MethodSettings& s = request.settings;
-  const vi::LoopOptions loop = loop_options(s, model.num_examples());
+  const vi::LoopOptions loop = loop_options(request, model.num_examples());
   switch (s.method) {
     case Method::vogn: {
       vi::VognOptions o;

@@ -14,6 +14,8 @@
 #include <utility>
 
 #include <Eigen/Core>
+#include <app/cli/exit_codes.hpp>
+#include <app/io/fit_files.hpp>
 #include <app/methods/fit_method.hpp>
 
 #include <inference/fit.hpp>
@@ -24,13 +26,15 @@ namespace ngvi::app::detail {
 // The loop of every method: epochs and M from the settings (M capped at N, so that a small table
 // still fits), no ELBO samples and one history row at the end (the tool's protocols score
 // posteriors through the epoch hook instead; the row costs one full-data loss).
-inline vi::LoopOptions loop_options(const MethodSettings& s, Eigen::Index num_examples) {
+inline vi::LoopOptions loop_options(const FitRequest& request, Eigen::Index num_examples) {
+  const MethodSettings& s = request.settings;
   vi::LoopOptions loop;
   loop.epochs = epochs_of(s);
   loop.minibatch = std::min(s.minibatch, num_examples);
   loop.history_every = std::numeric_limits<Eigen::Index>::max();
   loop.elbo_samples = 0;
   loop.parallel.threads = s.threads;
+  loop.reducer = request.reducer;
   return loop;
 }
 
@@ -63,16 +67,23 @@ struct EpochReporter {
 // exception from a step, from building the posterior or from the Laplace approximation (a
 // precision that is not positive definite, a Kronecker factor that stopped being one). The
 // tool's options are checked before a fit starts (their ranges in the CLI), so an exception here
-// is the method failing on this data, not bad usage.
+// is the method failing on this data, not bad usage. A checkpoint to resume of another method
+// than `options` throws UsageError before the run.
 template <class Model, class Options, class Convert>
 FitOutcome run_fit(const Model& model, const Options& options, const FitRequest& request,
                    vi::Rng& rng, Convert&& convert) {
   const Eigen::Index m = options.loop.minibatch > 0 ? options.loop.minibatch : model.num_examples();
+  if (request.resume && request.resume->method != Options::name)
+    throw UsageError("the checkpoint to resume is of method '" + request.resume->method +
+                     "', not '" + Options::name + "'");
   const auto t0 = std::chrono::steady_clock::now();
   FitOutcome out;
   try {
     EpochReporter<Convert&> reporter{request, (model.num_examples() + m - 1) / m, convert};
-    auto result = vi::fit(model, options, rng, reporter);
+    Checkpointer checkpointer{request.checkpoint, request.checkpoint_every};
+    auto result = request.resume
+                      ? vi::resume(model, options, *request.resume, reporter, checkpointer)
+                      : vi::fit(model, options, rng, reporter, checkpointer);
     out.ok = result.ok();
     out.message = result.message;
     out.posterior = convert(result.posterior);

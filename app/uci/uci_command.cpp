@@ -2,12 +2,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
+#include <app/cli/ranks.hpp>
 #include <app/io/json_file.hpp>
 #include <app/methods/method_settings.hpp>
 #include <app/uci/published_results.hpp>
@@ -107,23 +110,58 @@ void print_split_lines(const UciRun& run) {
   }
 }
 
-int run(const UciCommandOptions& opt) {
-  const ThreadLimit limit(opt.common.threads);
-  if (!opt.json.empty() && !opt.json.parent_path().empty() &&
-      !std::filesystem::is_directory(opt.json.parent_path()))
-    throw UsageError("--json " + opt.json.string() + ": the directory " +
-                     opt.json.parent_path().string() + " does not exist");
-  std::vector<Method> methods;
-  for (const std::string& m : opt.methods) methods.push_back(parse_method(m));
+// What every rank must agree on under mpirun: the splits as read (sizes and a checksum of their
+// numbers) and the seed.
+std::string fingerprint(const UciData& d, const UciCommandOptions& opt) {
+  std::size_t h = 0;
+  auto mix = [&h](const Eigen::MatrixXd& m) {
+    h = h * 1000003u ^ std::hash<std::string_view>{}(std::string_view(
+                           reinterpret_cast<const char*>(m.data()), sizeof(double) * m.size()));
+  };
+  Eigen::Index rows = 0;
+  for (const nn::UciSplit& s : d.splits) {
+    for (const nn::Dataset* set : {&s.train, &s.test}) {
+      mix(set->X);
+      mix(set->Y);
+    }
+    rows += s.train.size() + s.test.size();
+  }
+  return fmt::format("{}: {} splits, {} rows in all, checksum {:016x}; seed {}", d.dataset,
+                     d.splits.size(), rows, h, opt.common.seed);
+}
 
+int run(const UciCommandOptions& opt, const Ranks& ranks) {
+  const ThreadLimit limit(opt.common.threads);
+  std::vector<Method> methods;
+  UciData data;
+  // Every input is read and checked, on every rank, before any fit starts.
+  ranks.on_every_rank([&] {
+    require_existing_folder("--json", opt.json);
+    for (const std::string& m : opt.methods) methods.push_back(parse_method(m));
+    data = load_uci_data(opt.protocol);
+  });
+  ranks.require_same("the data and seed", fingerprint(data, opt));
+
+  // Each rank runs its share of the splits (all of them on one rank); every rank gets all.
   std::vector<UciRun> runs;
   for (const Method m : methods) {
     UciProtocolOptions p = opt.protocol;
     p.method.method = m;
     p.seed = opt.common.seed;
-    fmt::print(stderr, "ngvi uci: {} on {} ...\n", method_name(m), p.data.string());
-    runs.push_back(run_uci_protocol(p));
+    fmt::print(
+        stderr, "ngvi uci: {} on {}{} ...\n", method_name(m), p.data.string(),
+        ranks.size() > 1 ? fmt::format(", splits dealt to {} ranks", ranks.size()) : std::string());
+    UciRun mine;
+    ranks.on_every_rank([&] { mine = run_uci_protocol(p, data, ranks.rank(), ranks.size()); });
+    std::vector<UciRun> parts;
+    for (const std::string& bytes : ranks.all_gather(encode_uci_run(mine)))
+      parts.push_back(decode_uci_run(bytes));
+    runs.push_back(merge_uci_parts(parts));
   }
+  const bool all_ok = std::all_of(runs.begin(), runs.end(), [](const UciRun& r) {
+    return std::all_of(r.splits.begin(), r.splits.end(), [](const SplitResult& s) { return s.ok; });
+  });
+  if (!ranks.leader()) return all_ok ? exit_code::ok : exit_code::failed;
   const UciRun& first = runs.front();
   const std::size_t n_splits = first.splits.size();
   fmt::print(
@@ -146,7 +184,6 @@ int run(const UciCommandOptions& opt) {
       opt.common.seed);
   fmt::print("{:<34} {:>16} {:>17} {:>10} {:>9} {:>8} {:>9}\n", "method", "test RMSE", "test LL",
              "median τ", "median δ", "epochs", "seconds");
-  bool all_ok = true;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const UciRun& r = runs[i];
     std::vector<double> taus, deltas, epochs;
@@ -160,7 +197,6 @@ int run(const UciCommandOptions& opt) {
       deltas.push_back(s.prior_precision);
       epochs.push_back(static_cast<double>(s.epochs));
     }
-    all_ok = all_ok && failed == 0;
     fmt::print(
         "{:<34} {:>16} {:>17} {:>10.3g} {:>9.3g} {:>8.0f} {:>9.1f}{}\n",
         std::string("ngvi ") + method_name(methods[i]) +
@@ -225,7 +261,7 @@ int run(const UciCommandOptions& opt) {
 
 }  // namespace
 
-Subcommand add_uci_command(CLI::App& root) {
+Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
   auto opt = std::make_shared<UciCommandOptions>();
   UciProtocolOptions& p = opt->protocol;
   MethodSettings& m = p.method;
@@ -358,7 +394,7 @@ Subcommand add_uci_command(CLI::App& root) {
       ->capture_default_str();
   cmd->add_flag("-v,--verbose", opt->verbose,
                 "print every split (its metrics, chosen τ and epochs); default: the summary only");
-  return Subcommand{cmd, [opt] { return run(*opt); }};
+  return Subcommand{cmd, [opt, &ranks] { return run(*opt, ranks); }, true};
 }
 
 }  // namespace ngvi::app

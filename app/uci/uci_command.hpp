@@ -5,11 +5,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <app/cli/ranks.hpp>
 #include <app/cli/subcommand.hpp>
 
 namespace ngvi::app {
 
 // Declares the subcommand and its options on `root`. Cost of the run: see run_uci_protocol.
-Subcommand add_uci_command(CLI::App& root);
+Subcommand add_uci_command(CLI::App& root, const Ranks& ranks);
 
 }  // namespace ngvi::app

@@ -14,6 +14,7 @@
 #include <app/methods/fit_method.hpp>
 #include <app/methods/predict.hpp>
 #include <app/uci/uci_protocol.hpp>
+#include <nlohmann/json.hpp>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -485,31 +486,8 @@ void validate(const UciProtocolOptions& o) {
         who + "max_tuning_fits, validation_samples and test_samples must be >= 1");
 }
 
-}  // namespace
-
-UciRun run_uci_protocol(const UciProtocolOptions& o) {
-  validate(o);
-  const auto t0 = std::chrono::steady_clock::now();
-  UciRun run;
-  run.dataset = (o.data / "").parent_path().filename().string();
-  run.hidden_units = o.hidden_units > 0 ? o.hidden_units : nn::uci_hidden_units(o.data);
-  const int available = nn::uci_split_count(o.data);
-  if (o.splits > available)
-    throw nn::DataError(o.data, 0, 0, "at least " + std::to_string(o.splits) + " splits",
-                        std::to_string(available) + " splits");
-  const int k = o.splits > 0 ? o.splits : available;
-  // Every file is read (and checked) before any fit starts.
-  std::vector<nn::UciSplit> data;
-  for (int s = 0; s < k; ++s) data.push_back(nn::load_uci_split(o.data, s));
-  run.inputs = data.front().train.input_dim();
-  run.splits.resize(static_cast<std::size_t>(k));
-  tbb::parallel_for(tbb::blocked_range<int>(0, k, 1), [&](const tbb::blocked_range<int>& r) {
-    for (int s = r.begin(); s < r.end(); ++s)
-      run.splits[static_cast<std::size_t>(s)] =
-          o.method.method == Method::laplace
-              ? EvidenceRunner(o, data[static_cast<std::size_t>(s)], s, run.hidden_units).run()
-              : SplitRunner(o, data[static_cast<std::size_t>(s)], s, run.hidden_units).run();
-  });
+// The means and standard errors of `run` over its splits whose final fit succeeded.
+void summarise(UciRun& run) {
   std::vector<double> rmse, ll;
   for (const SplitResult& s : run.splits)
     if (s.ok) {
@@ -518,8 +496,134 @@ UciRun run_uci_protocol(const UciProtocolOptions& o) {
     }
   run.rmse = mean_and_error(rmse);
   run.log_likelihood = mean_and_error(ll);
+}
+
+}  // namespace
+
+UciData load_uci_data(const UciProtocolOptions& o) {
+  validate(o);
+  UciData d;
+  d.dataset = (o.data / "").parent_path().filename().string();
+  d.hidden_units = o.hidden_units > 0 ? o.hidden_units : nn::uci_hidden_units(o.data);
+  const int available = nn::uci_split_count(o.data);
+  if (o.splits > available)
+    throw nn::DataError(o.data, 0, 0, "at least " + std::to_string(o.splits) + " splits",
+                        std::to_string(available) + " splits");
+  const int k = o.splits > 0 ? o.splits : available;
+  for (int s = 0; s < k; ++s) d.splits.push_back(nn::load_uci_split(o.data, s));
+  return d;
+}
+
+UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int part, int parts) {
+  validate(o);
+  if (parts < 1 || part < 0 || part >= parts)
+    throw std::invalid_argument("ngvi::app::run_uci_protocol: part " + std::to_string(part) +
+                                " of " + std::to_string(parts) + " does not exist");
+  const auto t0 = std::chrono::steady_clock::now();
+  UciRun run;
+  run.dataset = data.dataset;
+  run.hidden_units = data.hidden_units;
+  run.inputs = data.splits.front().train.input_dim();
+  std::vector<int> mine;
+  for (int s = part; s < static_cast<int>(data.splits.size()); s += parts) mine.push_back(s);
+  run.splits.resize(mine.size());
+  const int n = static_cast<int>(mine.size());
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, 1), [&](const tbb::blocked_range<int>& r) {
+    for (int i = r.begin(); i < r.end(); ++i) {
+      const int s = mine[static_cast<std::size_t>(i)];
+      const nn::UciSplit& split = data.splits[static_cast<std::size_t>(s)];
+      run.splits[static_cast<std::size_t>(i)] =
+          o.method.method == Method::laplace ? EvidenceRunner(o, split, s, run.hidden_units).run()
+                                             : SplitRunner(o, split, s, run.hidden_units).run();
+    }
+  });
+  summarise(run);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
+}
+
+UciRun run_uci_protocol(const UciProtocolOptions& o) {
+  return run_uci_protocol(o, load_uci_data(o));
+}
+
+UciRun merge_uci_parts(const std::vector<UciRun>& parts) {
+  if (parts.empty()) throw std::invalid_argument("ngvi::app::merge_uci_parts: no parts");
+  UciRun run = parts.front();
+  run.splits.clear();
+  for (const UciRun& p : parts) {
+    run.splits.insert(run.splits.end(), p.splits.begin(), p.splits.end());
+    run.seconds = std::max(run.seconds, p.seconds);
+  }
+  std::sort(run.splits.begin(), run.splits.end(),
+            [](const SplitResult& a, const SplitResult& b) { return a.split < b.split; });
+  summarise(run);
+  return run;
+}
+
+namespace {
+
+nlohmann::json run_json(const UciRun& r) {
+  nlohmann::json splits = nlohmann::json::array();
+  for (const SplitResult& s : r.splits) {
+    nlohmann::json tuning = nlohmann::json::array();
+    for (const TuningFit& f : s.tuning)
+      tuning.push_back({f.noise_precision, f.prior_precision, f.best_epoch,
+                        f.validation_log_likelihood, f.log_marginal_likelihood});
+    splits.push_back({{"split", s.split},
+                      {"ok", s.ok},
+                      {"message", s.message},
+                      {"numbers",
+                       {s.rmse, s.log_likelihood, s.noise_precision, s.prior_precision,
+                        s.validation_log_likelihood, s.log_marginal_likelihood, s.seconds}},
+                      {"epochs", s.epochs},
+                      {"member_rmse", s.member_rmse},
+                      {"member_log_likelihood", s.member_log_likelihood},
+                      {"tuning", tuning}});
+  }
+  return {{"dataset", r.dataset},
+          {"inputs", r.inputs},
+          {"hidden_units", r.hidden_units},
+          {"seconds", r.seconds},
+          {"splits", splits}};
+}
+
+}  // namespace
+
+std::string encode_uci_run(const UciRun& run) {
+  const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(run_json(run));
+  return std::string(bytes.begin(), bytes.end());
+}
+
+UciRun decode_uci_run(const std::string& bytes) {
+  const nlohmann::json j = nlohmann::json::from_cbor(bytes);
+  UciRun r;
+  r.dataset = j.at("dataset").get<std::string>();
+  r.inputs = j.at("inputs").get<Eigen::Index>();
+  r.hidden_units = j.at("hidden_units").get<Eigen::Index>();
+  r.seconds = j.at("seconds").get<double>();
+  for (const nlohmann::json& t : j.at("splits")) {
+    SplitResult s;
+    s.split = t.at("split").get<int>();
+    s.ok = t.at("ok").get<bool>();
+    s.message = t.at("message").get<std::string>();
+    const nlohmann::json& x = t.at("numbers");
+    s.rmse = x.at(0).get<double>();
+    s.log_likelihood = x.at(1).get<double>();
+    s.noise_precision = x.at(2).get<double>();
+    s.prior_precision = x.at(3).get<double>();
+    s.validation_log_likelihood = x.at(4).get<double>();
+    s.log_marginal_likelihood = x.at(5).get<double>();
+    s.seconds = x.at(6).get<double>();
+    s.epochs = t.at("epochs").get<Eigen::Index>();
+    s.member_rmse = t.at("member_rmse").get<std::vector<double>>();
+    s.member_log_likelihood = t.at("member_log_likelihood").get<std::vector<double>>();
+    for (const nlohmann::json& f : t.at("tuning"))
+      s.tuning.push_back({f.at(0).get<double>(), f.at(1).get<double>(), f.at(2).get<Eigen::Index>(),
+                          f.at(3).get<double>(), f.at(4).get<double>()});
+    r.splits.push_back(std::move(s));
+  }
+  summarise(r);
+  return r;
 }
 
 }  // namespace ngvi::app

@@ -41,9 +41,10 @@
 // search fit as member 0 and fits K − 1 more MAPs at the chosen ratio r = δ/τ, each with its own
 // Laplace approximation and evidence-optimal scale c* (as in the search), so every member's τ
 // and δ maximise its own evidence. Member 0 is the fit that ensemble = 1 scores.
-// The splits run in parallel on oneTBB threads, each fit on one thread; every fit draws from its
-// own generator seeded by (seed, split, fit), so the results are bitwise identical for any
-// number of threads.
+// The splits run in parallel on oneTBB threads, each fit on one thread (and under mpirun, dealt
+// to the ranks: see run_uci_protocol's part and parts); every fit draws from its own generator
+// seeded by (seed, split, fit), so the results are bitwise identical for any number of threads
+// and ranks.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,8 @@
 
 #include <Eigen/Core>
 #include <app/methods/method_settings.hpp>
+
+#include <nn/data_loader.hpp>
 
 namespace ngvi::app {
 
@@ -129,11 +132,37 @@ struct UciRun {
   double seconds = 0.0;               // wall time of the whole run
 };
 
-// Runs the protocol (see the top of the file). Throws nn::DataError for a malformed folder and
-// std::invalid_argument for bad options. Cost: per split, up to max_tuning_fits settings of
-// validation_folds fits each on part of the training set and `ensemble` fits on all of it, plus
-// the validation and test predictives (laplace: up to max_tuning_fits + ensemble − 1 MAP fits
-// and P×P Laplace approximations on all of it, and the test predictives).
+// The data of a run: the folder's splits (the first options.splits, or all), read and checked.
+struct UciData {
+  std::string dataset;            // the folder's name
+  Eigen::Index hidden_units = 0;  // options.hidden_units, else n_hidden.txt, else 50
+  std::vector<nn::UciSplit> splits;
+};
+
+// Reads every split the options name. Throws nn::DataError for a malformed folder and
+// std::invalid_argument for bad options. Cost: reading the folder once per split.
+UciData load_uci_data(const UciProtocolOptions& options);
+
+// Runs the protocol (see the top of the file) on the splits s of `data` with s mod parts = part
+// (all of them by default: `ngvi uci` under mpirun deals the splits to its ranks so and joins
+// the parts with merge_uci_parts); the result holds those splits, in that order. Throws
+// std::invalid_argument for bad options or a part that does not exist. Cost: per split, up to
+// max_tuning_fits settings of validation_folds fits each on part of the training set and
+// `ensemble` fits on all of it, plus the validation and test predictives (laplace: up to
+// max_tuning_fits + ensemble − 1 MAP fits and P×P Laplace approximations on all of it, and the
+// test predictives).
+UciRun run_uci_protocol(const UciProtocolOptions& options, const UciData& data, int part = 0,
+                        int parts = 1);
+// load_uci_data, then every split.
 UciRun run_uci_protocol(const UciProtocolOptions& options);
+
+// The run of all splits from the runs of its parts: the splits in order, their means and
+// standard errors, the longest part's wall time. Throws std::invalid_argument for no parts.
+UciRun merge_uci_parts(const std::vector<UciRun>& parts);
+
+// A run as bytes (CBOR: every number exact, NaN and ±∞ included) and back, to send it between
+// ranks. decode_uci_run throws nlohmann::json's exceptions for bytes encode_uci_run did not write.
+std::string encode_uci_run(const UciRun& run);
+UciRun decode_uci_run(const std::string& bytes);
 
 }  // namespace ngvi::app

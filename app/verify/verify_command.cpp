@@ -285,10 +285,7 @@ void write_report_folder(const std::vector<Outcome>& outcomes, const VerifyOptio
 
 int run(const VerifyOptions& opt) {
   const ThreadLimit limit(opt.common.threads);
-  if (!opt.json.empty() && !opt.json.parent_path().empty() &&
-      !std::filesystem::is_directory(opt.json.parent_path()))
-    throw UsageError("--json " + opt.json.string() + ": the directory " +
-                     opt.json.parent_path().string() + " does not exist");
+  require_existing_folder("--json", opt.json);
   const std::vector<Outcome> outcomes = run_all(opt);
   const bool all_passed =
       std::all_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return o.passed(); });

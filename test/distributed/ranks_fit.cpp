@@ -9,9 +9,12 @@
 // and writes each posterior's mean and precision in hexadecimal floating point, one line per
 // fit, to --out (rank r > 0 to <out>.rank<r>, so the test can check that every rank ended with
 // the same posterior). --fail-rank R makes every loss evaluation on rank R throw, as a rank with
-// a bad data shard would: every rank must then stop with the error naming rank R.
+// a bad data shard would: every rank must then stop with the error naming rank R. --kill-rank R
+// makes rank R kill itself (SIGKILL) after its first fit, while the others are in the second:
+// mpirun must then stop the job and name rank R, not hang.
 // Exit codes: 0 ok, 1 a fit failed or a rank threw, 2 bad usage.
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -103,6 +106,7 @@ struct Args {
   bool reference = false;
   int threads = 1;
   int fail_rank = -1;
+  int kill_rank = -1;
   Eigen::Index checkpoint_at = 0;  // > 0: save the checkpointed fits after this iteration
   std::string checkpoint;          // their files are <checkpoint>.<fit name>
   std::string resume;              // non-empty: resume the checkpointed fits from these files
@@ -169,6 +173,8 @@ Args parse(int argc, char** argv) {
       a.threads = std::stoi(argv[++i]);
     } else if (i + 1 < argc && k == "--fail-rank") {
       a.fail_rank = std::stoi(argv[++i]);
+    } else if (i + 1 < argc && k == "--kill-rank") {
+      a.kill_rank = std::stoi(argv[++i]);
     } else if (i + 2 < argc && k == "--checkpoint-at") {
       a.checkpoint_at = std::stoi(argv[++i]);
       a.checkpoint = argv[++i];
@@ -204,6 +210,7 @@ std::string all_fits(const Runner& r, int fail_rank) {
     s += r.run("vogn_ef_shard", shard, vi::VognOptions{});
   }
   s += r.run("vogn_ef", small, vi::VognOptions{}, true);
+  if (r.rank == r.args.kill_rank) std::raise(SIGKILL);
   s += r.run("vogn_mc_fisher", small, vi::VognOptions{.curvature = vi::VognCurvature::mc_fisher});
   s += r.run("vogn_full_ggn", tiny, vi::FullVognOptions{.curvature = vi::VognCurvature::ggn});
   s += r.run("von_full_clip", tiny, vi::VonOptions{}, true);
