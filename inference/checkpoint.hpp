@@ -6,10 +6,14 @@
 // so that recording history never changes training), the method's state as named arrays, the
 // history and the counters so far. encode()/decode() turn it into JSON text whose doubles
 // round-trip exactly (nlohmann-json prints the shortest representation that reads back to the
-// same bits); generators are saved in the standard's textual form of std::mt19937_64. Files are
+// same bits); a history number that is not finite (the ELBO and KL of a point estimate are NaN,
+// a diverged loss ±∞), which JSON cannot hold, is saved as the string "NaN", "Infinity" or
+// "-Infinity". Generators are saved in the standard's textual form of std::mt19937_64. Files are
 // written by the Checkpointer callback (callbacks.hpp), atomically.
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -23,6 +27,28 @@
 #include <inference/random.hpp>
 
 namespace ngvi::vi {
+
+namespace detail {
+
+// A history number as JSON: itself if finite, else "NaN", "Infinity" or "-Infinity".
+inline nlohmann::json history_number(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity");
+}
+
+// The inverse of history_number. Throws std::invalid_argument for any other string, and
+// nlohmann::json's type error for a value that is neither a number nor a string.
+inline double history_number(const nlohmann::json& j) {
+  if (!j.is_string()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "Infinity") return std::numeric_limits<double>::infinity();
+  if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+  throw std::invalid_argument("a history number is the string \"" + s +
+                              "\", not a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
+}
+
+}  // namespace detail
 
 struct FitCheckpoint {
   std::string method;               // the method's name; resume checks it against the options
@@ -58,13 +84,13 @@ struct FitCheckpoint {
     json rows = json::array();
     for (const HistoryRow& r : history) {
       json metrics = json::array();
-      for (const auto& [k, v] : r.metrics) metrics.push_back({k, v});
+      for (const auto& [k, v] : r.metrics) metrics.push_back({k, detail::history_number(v)});
       rows.push_back({{"iteration", r.iteration},
                       {"epoch", r.epoch},
-                      {"elbo", r.elbo},
-                      {"expected_nll", r.expected_nll},
-                      {"kl", r.kl},
-                      {"train_nll", r.train_nll},
+                      {"elbo", detail::history_number(r.elbo)},
+                      {"expected_nll", detail::history_number(r.expected_nll)},
+                      {"kl", detail::history_number(r.kl)},
+                      {"train_nll", detail::history_number(r.train_nll)},
                       {"seconds", r.seconds},
                       {"metrics", metrics}});
     }
@@ -110,13 +136,13 @@ struct FitCheckpoint {
         HistoryRow h;
         h.iteration = r.at("iteration").get<Eigen::Index>();
         h.epoch = r.at("epoch").get<Eigen::Index>();
-        h.elbo = r.at("elbo").get<double>();
-        h.expected_nll = r.at("expected_nll").get<double>();
-        h.kl = r.at("kl").get<double>();
-        h.train_nll = r.at("train_nll").get<double>();
+        h.elbo = detail::history_number(r.at("elbo"));
+        h.expected_nll = detail::history_number(r.at("expected_nll"));
+        h.kl = detail::history_number(r.at("kl"));
+        h.train_nll = detail::history_number(r.at("train_nll"));
         h.seconds = r.at("seconds").get<double>();
         for (const json& m : r.at("metrics"))
-          h.metrics.emplace_back(m.at(0).get<std::string>(), m.at(1).get<double>());
+          h.metrics.emplace_back(m.at(0).get<std::string>(), detail::history_number(m.at(1)));
         c.history.push_back(std::move(h));
       }
       const json& k = j.at("counters");

@@ -3,6 +3,7 @@
 // iteration and the parameter block, early stopping, and bad options. The method under test is a
 // scripted gradient step on a quadratic, whose full-batch iterates have a closed form.
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -119,6 +120,37 @@ BOOST_AUTO_TEST_CASE(resume_from_a_checkpoint_is_bitwise_the_uninterrupted_run) 
   BOOST_CHECK_THROW(vi::FitCheckpoint::decode("{\"format\": \"something else\"}"),
                     std::invalid_argument);
   BOOST_CHECK_THROW(vi::FitCheckpoint::decode("not json"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(a_checkpoint_keeps_non_finite_history_numbers) {
+  // A point estimate's history has NaN ELBO and KL; a diverged loss is ±∞. JSON has no such
+  // numbers, so they are written as strings and must read back as themselves.
+  vi::FitCheckpoint c;
+  c.method = "map";
+  c.rng = vi::save_rng(vi::Rng(3));
+  c.eval_rng = c.rng;
+  vi::HistoryRow h;
+  h.elbo = std::numeric_limits<double>::quiet_NaN();
+  h.kl = -std::numeric_limits<double>::infinity();
+  h.expected_nll = std::numeric_limits<double>::infinity();
+  h.train_nll = 0.1;
+  h.metrics = {{"test_log_likelihood", std::numeric_limits<double>::quiet_NaN()}, {"rmse", 2.5}};
+  c.history = {h};
+  const vi::FitCheckpoint back = vi::FitCheckpoint::decode(c.encode());
+  BOOST_TEST_REQUIRE(back.history.size() == 1u);
+  const vi::HistoryRow& b = back.history.front();
+  BOOST_TEST(std::isnan(b.elbo));
+  BOOST_TEST(b.kl == -std::numeric_limits<double>::infinity());
+  BOOST_TEST(b.expected_nll == std::numeric_limits<double>::infinity());
+  BOOST_TEST(b.train_nll == 0.1);
+  BOOST_TEST_REQUIRE(b.metrics.size() == 2u);
+  BOOST_TEST(std::isnan(b.metrics[0].second));
+  BOOST_TEST(b.metrics[1].second == 2.5);
+  std::string text = c.encode();
+  const std::size_t at = text.find("\"NaN\"");
+  BOOST_TEST_REQUIRE(at != std::string::npos);
+  text.replace(at, 5, "\"nan\"");
+  BOOST_CHECK_THROW(vi::FitCheckpoint::decode(text), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(a_non_finite_step_stops_with_the_last_good_posterior) {
