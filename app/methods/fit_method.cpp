@@ -17,6 +17,8 @@ FitOutcome fit_method(const Model& model, const FitRequest& request, vi::Rng& rn
 
 template FitOutcome fit_method<RegressionModel>(const RegressionModel&, const FitRequest&,
                                                 vi::Rng&);
+template FitOutcome fit_method<StudentTRegressionModel>(const StudentTRegressionModel&,
+                                                        const FitRequest&, vi::Rng&);
 template FitOutcome fit_method<ClassificationModel>(const ClassificationModel&, const FitRequest&,
                                                     vi::Rng&);
 

@@ -1,5 +1,6 @@
-// The natural-gradient methods of the tool — VOGN, VON and IVON — instantiated for its two model
-// types (see app/methods/fit_method.hpp). The settings not on the command line are fixed here.
+// The natural-gradient methods of the tool — VOGN, VON and IVON — instantiated for its three
+// model types (see app/methods/fit_method.hpp). The settings not on the command line are fixed
+// here.
 #include <app/methods/method_runner.hpp>
 
 #include <inference/ivon.hpp>
@@ -79,6 +80,8 @@ FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, v
 
 template FitOutcome fit_natural_gradient<RegressionModel>(const RegressionModel&, const FitRequest&,
                                                           vi::Rng&);
+template FitOutcome fit_natural_gradient<StudentTRegressionModel>(const StudentTRegressionModel&,
+                                                                  const FitRequest&, vi::Rng&);
 template FitOutcome fit_natural_gradient<ClassificationModel>(const ClassificationModel&,
                                                               const FitRequest&, vi::Rng&);
 

@@ -1,4 +1,6 @@
 // predict_regression / predict_classification (app/methods/predict.hpp).
+#include <stdexcept>
+
 #include <app/methods/predict.hpp>
 
 namespace ngvi::app {
@@ -12,16 +14,40 @@ vi::PredictiveOptions predictive_options(const PredictOptions& o) {
   return p;
 }
 
-}  // namespace
-
-vi::RegressionPredictive predict_regression(const AnyPosterior& q, const RegressionModel& test,
-                                            const nn::Standardizer& targets, vi::Rng& rng,
-                                            const PredictOptions& options) {
+template <class Model>
+vi::RegressionPredictive regression_predictive(const AnyPosterior& q, const Model& test,
+                                               const nn::Standardizer& targets, vi::Rng& rng,
+                                               const PredictOptions& options) {
   const vi::PredictiveOptions p = predictive_options(options);
   return std::visit(
       [&](const auto& posterior) {
         return options.linearised ? vi::glm_regression_predictive(test, posterior, targets, p)
                                   : vi::mc_regression_predictive(test, posterior, targets, rng, p);
+      },
+      q);
+}
+
+}  // namespace
+
+vi::RegressionPredictive predict_regression(const AnyPosterior& q, const RegressionModel& test,
+                                            const nn::Standardizer& targets, vi::Rng& rng,
+                                            const PredictOptions& options) {
+  return regression_predictive(q, test, targets, rng, options);
+}
+
+vi::RegressionPredictive predict_regression(const AnyPosterior& q,
+                                            const StudentTRegressionModel& test,
+                                            const nn::Standardizer& targets, vi::Rng& rng,
+                                            const PredictOptions& options) {
+  // The GLM predictive's density is Gaussian (inference/predictive.hpp): not this likelihood's.
+  if (options.linearised)
+    throw std::invalid_argument(
+        "ngvi::app::predict_regression: options.linearised is true, but the linearised predictive "
+        "is Gaussian; a Student-t model has the Monte-Carlo predictive only");
+  const vi::PredictiveOptions p = predictive_options(options);
+  return std::visit(
+      [&](const auto& posterior) {
+        return vi::mc_regression_predictive(test, posterior, targets, rng, p);
       },
       q);
 }

@@ -33,6 +33,13 @@ struct PredictOptions {
 vi::RegressionPredictive predict_regression(const AnyPosterior& q, const RegressionModel& test,
                                             const nn::Standardizer& targets, vi::Rng& rng,
                                             const PredictOptions& options);
+// The same for the Student-t network, Monte Carlo only (options.linearised throws
+// std::invalid_argument): the log-likelihood is that of the mixture of Student-t densities, the
+// variance ν/((ν − 2)τ) + Var[f] (infinite for ν ≤ 2).
+vi::RegressionPredictive predict_regression(const AnyPosterior& q,
+                                            const StudentTRegressionModel& test,
+                                            const nn::Standardizer& targets, vi::Rng& rng,
+                                            const PredictOptions& options);
 vi::ClassificationPredictive predict_classification(const AnyPosterior& q,
                                                     const ClassificationModel& test, vi::Rng& rng,
                                                     const PredictOptions& options);

@@ -28,11 +28,21 @@ namespace ngvi::app {
 namespace {
 
 // A model trained on `train` and its twin over `held_out` (validation or test), both
-// standardised with the statistics of `train`.
-struct Problem {
-  RegressionModel train;
-  RegressionModel held_out;
+// standardised with the statistics of `train`; Model is RegressionModel (Gaussian) or
+// StudentTRegressionModel.
+template <class Model>
+struct ProblemOf {
+  Model train;
+  Model held_out;
   nn::Standardizer targets;  // of `train`: the predictive reports original units with it
+};
+using Problem = ProblemOf<RegressionModel>;
+
+// The likelihood of a fit: Gaussian with precision τ (ν = 0), or Student-t with precision τ and
+// ν degrees of freedom.
+struct Noise {
+  double precision = 0.0;           // τ, standardised units
+  double degrees_of_freedom = 0.0;  // ν; 0: the Gaussian likelihood
 };
 
 // The network with `hidden` ReLU units and noise precision τ over `data` (already standardised).
@@ -50,6 +60,23 @@ Problem make_problem(const nn::Dataset& train, const nn::Dataset& held_out, Eige
   const nn::DatasetStandardizer st = nn::DatasetStandardizer::fit(train);
   return Problem{network_on(st.transform(train), hidden, noise_precision),
                  network_on(st.transform(held_out), hidden, noise_precision), st.y};
+}
+
+// Calls use(problem) with the Problem (ν = 0) or the ProblemOf<StudentTRegressionModel> of
+// `noise` over (train, held_out), and returns what it returns.
+template <class Use>
+auto with_problem(const nn::Dataset& train, const nn::Dataset& held_out, Eigen::Index hidden,
+                  const Noise& noise, Use&& use) {
+  if (noise.degrees_of_freedom == 0.0)
+    return use(make_problem(train, held_out, hidden, noise.precision));
+  const nn::DatasetStandardizer st = nn::DatasetStandardizer::fit(train);
+  const auto network = [&](const nn::Dataset& data) {
+    return StudentTRegressionModel(
+        nn::Sequential::mlp({data.input_dim(), hidden, 1}, nn::Relu{}, nn::Init::fan_in_uniform),
+        nn::StudentT(noise.precision, noise.degrees_of_freedom), data);
+  };
+  return use(ProblemOf<StudentTRegressionModel>{network(st.transform(train)),
+                                                network(st.transform(held_out)), st.y});
 }
 
 // The generator of one stream of draws, seeded by the run's seed and the stream's coordinates,
@@ -70,13 +97,13 @@ int member_fit(int m) { return 100000 * m; }
 // model, or why its fit failed.
 struct MemberFit {
   std::optional<AnyPosterior> posterior;  // empty: the fit failed
-  double noise_precision = 0.0;
-  std::string message;  // why it failed; empty otherwise
+  Noise noise;                            // its likelihood's τ (and ν)
+  std::string message;                    // why it failed; empty otherwise
 };
 
 // The test-set tail of both protocols, written into r: fit_member(m) gives member m of
-// o.ensemble, whose predictive on the test set (with its own τ, from member m's test stream) is
-// formed with `options`; r gets the equally weighted mixture's RMSE and log-likelihood
+// o.ensemble, whose predictive on the test set (with its own τ and ν, from member m's test stream)
+// is formed with `options`; r gets the equally weighted mixture's RMSE and log-likelihood
 // (inference/mixture_predictive.hpp) and, for several members, each member's own. A failed
 // member stops the scoring with r.ok = false and a message naming it.
 template <class FitMember>
@@ -91,9 +118,10 @@ void score_ensemble(const UciProtocolOptions& o, const nn::UciSplit& data, int s
       r.message = (o.ensemble > 1 ? "ensemble member " + std::to_string(m) + ": " : "") + f.message;
       return;
     }
-    const Problem p = make_problem(data.train, data.test, hidden, f.noise_precision);
     vi::Rng test_rng = stream(o.seed, split, member_fit(m), 1);
-    members.push_back(predict_regression(*f.posterior, p.held_out, p.targets, test_rng, options));
+    members.push_back(with_problem(data.train, data.test, hidden, f.noise, [&](const auto& p) {
+      return predict_regression(*f.posterior, p.held_out, p.targets, test_rng, options);
+    }));
   }
   if (members.size() > 1)
     for (const vi::RegressionPredictive& m : members) {
@@ -185,6 +213,7 @@ class SplitRunner {
     r.split = split_;
     if (o_.validation_folds == 0) {  // no tuning: the given settings on every split
       r.noise_precision = o_.initial_noise_precision;
+      r.degrees_of_freedom = degrees_of_freedom_grid().front();
       r.prior_precision = o_.method.prior_precision;
       r.epochs = epochs_of(o_.method);
       r.validation_log_likelihood = not_scored;
@@ -203,6 +232,7 @@ class SplitRunner {
                   (last_failure_.empty() ? std::string() : ": " + last_failure_);
     } else {
       r.noise_precision = best->noise_precision;
+      r.degrees_of_freedom = best->degrees_of_freedom;
       r.prior_precision = best->prior_precision;
       r.epochs = best->best_epoch;
       r.validation_log_likelihood = best->validation_log_likelihood;
@@ -217,18 +247,35 @@ class SplitRunner {
  private:
   double tau_at(int k) const { return o_.initial_noise_precision * std::exp2(k); }
 
-  // The search of the header comment: τ = τ₀·2ᵏ at δ₀, then δ over the grid at the best τ, then
-  // τ·2^±1 at the best δ if it is not δ₀.
+  // The ν of each τ search: {0} (the Gaussian) or the Student-t grid.
+  std::vector<double> degrees_of_freedom_grid() const {
+    if (o_.likelihood == RegressionLikelihood::gaussian) return {0.0};
+    return o_.degrees_of_freedom;
+  }
+
+  // The search of the header comment: for each ν of the grid (Gaussian: one pass), τ = τ₀·2ᵏ at
+  // δ₀; at the best (ν, τ), δ over the grid, then τ·2^±1 at the best δ if it is not δ₀.
   void search() {
     const double delta0 = o_.method.prior_precision;
-    const int k = log_scale_search(
-        -8, 12, [&](int j) { return evaluate(tau_at(j), delta0).validation_log_likelihood; },
-        [&] { return budget_left(); });
+    double nu = 0.0, best_score = lowest_score;
+    int k = 0;
+    bool first = true;
+    for (const double n : degrees_of_freedom_grid()) {
+      const int j = log_scale_search(
+          -8, 12, [&](int i) { return evaluate(n, tau_at(i), delta0).validation_log_likelihood; },
+          [&] { return budget_left(n); });
+      const double v = evaluate(n, tau_at(j), delta0).validation_log_likelihood;
+      if (first || v > best_score) {
+        first = false;
+        best_score = v;
+        nu = n;
+        k = j;
+      }
+    }
     double best_delta = delta0;
-    double best_score = evaluate(tau_at(k), delta0).validation_log_likelihood;
     for (const double delta : o_.prior_precisions) {
-      if (!budget_left()) break;
-      const double v = evaluate(tau_at(k), delta).validation_log_likelihood;
+      if (!budget_left(nu)) break;
+      const double v = evaluate(nu, tau_at(k), delta).validation_log_likelihood;
       if (v > best_score) {
         best_score = v;
         best_delta = delta;
@@ -236,17 +283,23 @@ class SplitRunner {
     }
     if (best_delta != delta0)
       for (const int j : {k + 1, k - 1})
-        if (budget_left()) evaluate(tau_at(j), best_delta);
+        if (budget_left(nu)) evaluate(nu, tau_at(j), best_delta);
   }
 
-  bool budget_left() const { return static_cast<int>(order_.size()) < o_.max_tuning_fits; }
+  // Whether the search at ν may run another fit: max_tuning_fits per ν.
+  bool budget_left(double nu) const {
+    return std::count_if(order_.begin(), order_.end(), [&](const TuningFit& f) {
+             return f.degrees_of_freedom == nu;
+           }) < o_.max_tuning_fits;
+  }
 
-  // The fit at (τ, δ), run once (later calls return the first result).
-  TuningFit evaluate(double tau, double delta) {
+  // The fit at (ν, τ, δ), run once (later calls return the first result).
+  TuningFit evaluate(double nu, double tau, double delta) {
     for (const TuningFit& f : order_)
-      if (f.noise_precision == tau && f.prior_precision == delta) return f;
+      if (f.degrees_of_freedom == nu && f.noise_precision == tau && f.prior_precision == delta)
+        return f;
     const int fit_number = static_cast<int>(order_.size()) + 1;
-    TuningFit t{tau, delta, 0, lowest_score, not_scored};
+    TuningFit t{tau, delta, 0, lowest_score, not_scored, nu};
     FitRequest request;
     request.settings = o_.method;
     request.settings.prior_precision = delta;
@@ -255,24 +308,27 @@ class SplitRunner {
     std::vector<double> total(request.report_epochs.size(), 0.0);
     double rows = 0.0;
     for (std::size_t f = 0; f < folds_.size(); ++f) {
-      const Problem p = make_problem(folds_[f].train, folds_[f].validation, hidden_, tau);
       // Fold f > 0 draws from streams numbered past every fit number of fold 0.
       const int stream_number = fit_number + 1000 * static_cast<int>(f);
       const auto n_val = static_cast<double>(folds_[f].validation.size());
       // The fold's validation LL per scored epoch; −∞ where the fit never got there.
       std::vector<double> ll(total.size(), lowest_score);
-      request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
-        vi::Rng rng = stream(o_.seed, split_, stream_number, epoch);
-        const auto at =
-            std::find(request.report_epochs.begin(), request.report_epochs.end(), epoch);
-        ll[static_cast<std::size_t>(at - request.report_epochs.begin())] =
-            finite_or_lowest(predict_regression(q, p.held_out, p.targets, rng,
-                                                predict_options(o_.validation_samples))
-                                 .test_log_likelihood);
-      };
-      vi::Rng rng = stream(o_.seed, split_, stream_number, 0);
-      const FitOutcome out = fit_method(p.train, request, rng);
-      if (!out.ok) last_failure_ = out.message;
+      with_problem(
+          folds_[f].train, folds_[f].validation, hidden_, Noise{tau, nu}, [&](const auto& p) {
+            request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
+              vi::Rng rng = stream(o_.seed, split_, stream_number, epoch);
+              const auto at =
+                  std::find(request.report_epochs.begin(), request.report_epochs.end(), epoch);
+              ll[static_cast<std::size_t>(at - request.report_epochs.begin())] =
+                  finite_or_lowest(predict_regression(q, p.held_out, p.targets, rng,
+                                                      predict_options(o_.validation_samples))
+                                       .test_log_likelihood);
+            };
+            vi::Rng rng = stream(o_.seed, split_, stream_number, 0);
+            const FitOutcome out = fit_method(p.train, request, rng);
+            if (!out.ok) last_failure_ = out.message;
+            return 0;
+          });
       for (std::size_t e = 0; e < total.size(); ++e) total[e] += n_val * ll[e];
       rows += n_val;
     }
@@ -292,18 +348,20 @@ class SplitRunner {
   }
 
   // The final fit (ensemble > 1: one per member, from its own start) on the whole training set
-  // with the chosen τ, δ and epochs, scored on the test set.
+  // with the chosen τ, ν, δ and epochs, scored on the test set.
   void final_fit_on_training_set(SplitResult& r) const {
-    const Problem p = make_problem(data_.train, data_.test, hidden_, r.noise_precision);
+    const Noise noise{r.noise_precision, r.degrees_of_freedom};
     FitRequest request;
     request.settings = o_.method;
     request.settings.prior_precision = r.prior_precision;
     request.settings.epochs = r.epochs;
     const auto fit_member = [&](int m) {
       vi::Rng rng = stream(o_.seed, split_, member_fit(m), 0);
-      FitOutcome out = fit_method(p.train, request, rng);
-      if (!out.ok) return MemberFit{std::nullopt, r.noise_precision, out.message};
-      return MemberFit{std::move(out.posterior), r.noise_precision, {}};
+      FitOutcome out = with_problem(data_.train, data_.test, hidden_, noise, [&](const auto& p) {
+        return fit_method(p.train, request, rng);
+      });
+      if (!out.ok) return MemberFit{std::nullopt, noise, out.message};
+      return MemberFit{std::move(out.posterior), noise, {}};
     };
     score_ensemble(o_, data_, split_, hidden_, predict_options(o_.test_samples), fit_member, r);
   }
@@ -429,10 +487,11 @@ class EvidenceRunner {
     po.linearised = true;
     const double ratio = r.prior_precision / r.noise_precision;
     const auto fit_member = [&](int m) {
-      if (m == 0) return MemberFit{AnyPosterior(*best_), order_[best_index_].noise_precision, {}};
+      if (m == 0)
+        return MemberFit{AnyPosterior(*best_), Noise{order_[best_index_].noise_precision}, {}};
       const EvidenceFit f = fit_at(ratio, r.noise_precision, member_fit(m));
-      if (!f.q) return MemberFit{std::nullopt, f.fit.noise_precision, f.message};
-      return MemberFit{AnyPosterior(*f.q), f.fit.noise_precision, {}};
+      if (!f.q) return MemberFit{std::nullopt, Noise{f.fit.noise_precision}, f.message};
+      return MemberFit{AnyPosterior(*f.q), Noise{f.fit.noise_precision}, {}};
     };
     score_ensemble(o_, data_, split_, hidden_, po, fit_member, r);
   }
@@ -481,6 +540,19 @@ void validate(const UciProtocolOptions& o) {
   if (o.ensemble < 1 || o.ensemble > 100)
     throw std::invalid_argument(who + "ensemble must be in [1, 100], got " +
                                 std::to_string(o.ensemble));
+  if (o.likelihood == RegressionLikelihood::student_t) {
+    if (o.method.method == Method::laplace)
+      throw std::invalid_argument(who +
+                                  "likelihood student-t is not available for method laplace (its "
+                                  "evidence search and linearised predictive are Gaussian)");
+    if (o.degrees_of_freedom.empty())
+      throw std::invalid_argument(who + "degrees_of_freedom is empty; give at least one ν");
+    for (const double nu : o.degrees_of_freedom)
+      if (!(nu > 0.0) || !std::isfinite(nu))
+        throw std::invalid_argument(who +
+                                    "every degrees_of_freedom must be positive and finite, got " +
+                                    std::to_string(nu));
+  }
   if (o.max_tuning_fits < 1 || o.validation_samples < 1 || o.test_samples < 1)
     throw std::invalid_argument(
         who + "max_tuning_fits, validation_samples and test_samples must be >= 1");
@@ -568,13 +640,15 @@ nlohmann::json run_json(const UciRun& r) {
     nlohmann::json tuning = nlohmann::json::array();
     for (const TuningFit& f : s.tuning)
       tuning.push_back({f.noise_precision, f.prior_precision, f.best_epoch,
-                        f.validation_log_likelihood, f.log_marginal_likelihood});
+                        f.validation_log_likelihood, f.log_marginal_likelihood,
+                        f.degrees_of_freedom});
     splits.push_back({{"split", s.split},
                       {"ok", s.ok},
                       {"message", s.message},
                       {"numbers",
                        {s.rmse, s.log_likelihood, s.noise_precision, s.prior_precision,
-                        s.validation_log_likelihood, s.log_marginal_likelihood, s.seconds}},
+                        s.validation_log_likelihood, s.log_marginal_likelihood, s.seconds,
+                        s.degrees_of_freedom}},
                       {"epochs", s.epochs},
                       {"member_rmse", s.member_rmse},
                       {"member_log_likelihood", s.member_log_likelihood},
@@ -614,12 +688,17 @@ UciRun decode_uci_run(const std::string& bytes) {
     s.validation_log_likelihood = x.at(4).get<double>();
     s.log_marginal_likelihood = x.at(5).get<double>();
     s.seconds = x.at(6).get<double>();
+    s.degrees_of_freedom = x.at(7).get<double>();
     s.epochs = t.at("epochs").get<Eigen::Index>();
     s.member_rmse = t.at("member_rmse").get<std::vector<double>>();
     s.member_log_likelihood = t.at("member_log_likelihood").get<std::vector<double>>();
     for (const nlohmann::json& f : t.at("tuning"))
-      s.tuning.push_back({f.at(0).get<double>(), f.at(1).get<double>(), f.at(2).get<Eigen::Index>(),
-                          f.at(3).get<double>(), f.at(4).get<double>()});
+      s.tuning.push_back({.noise_precision = f.at(0).get<double>(),
+                          .prior_precision = f.at(1).get<double>(),
+                          .best_epoch = f.at(2).get<Eigen::Index>(),
+                          .validation_log_likelihood = f.at(3).get<double>(),
+                          .log_marginal_likelihood = f.at(4).get<double>(),
+                          .degrees_of_freedom = f.at(5).get<double>()});
     r.splits.push_back(std::move(s));
   }
   summarise(r);

@@ -9,3 +9,4 @@
 #include <nn/likelihoods/likelihood_base.hpp>
 #include <nn/likelihoods/poisson_log.hpp>
 #include <nn/likelihoods/softmax_categorical.hpp>
+#include <nn/likelihoods/student_t.hpp>

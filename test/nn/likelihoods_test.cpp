@@ -3,6 +3,7 @@
 // Hessians of the NLL, gradients against finite differences, the Fisher as the expected
 // Hessian and the samplers' moments, and target validation.
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include <boost/math/distributions/bernoulli.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/poisson.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <autodiff/autodiff.hpp>
@@ -201,6 +203,52 @@ BOOST_AUTO_TEST_CASE(heteroscedastic_gaussian) {
   check_batch(lik, F, Y);
 }
 
+BOOST_AUTO_TEST_CASE(student_t) {
+  // −log of Boost.Math's standard Student-t density, located at f and scaled by σ = 1/√τ.
+  const auto t_nll = [](double y, double f, double tau, double nu) {
+    const double sigma = 1.0 / std::sqrt(tau);
+    return -std::log(boost::math::pdf(boost::math::students_t_distribution<double>(nu),
+                                      (y - f) / sigma)) +
+           std::log(sigma);
+  };
+  const nn::StudentT lik(4.0, 3.5, 2);
+  const Eigen::VectorXd f = vec({0.3, -1.2}), y = vec({1.1, 2.6});
+  NGVI_CHECK_REPORT(compare(lik.nll(f, y), t_nll(1.1, 0.3, 4.0, 3.5) + t_nll(2.6, -1.2, 4.0, 3.5),
+                            tol::closed_form, "nll vs Boost students_t"));
+  // y − f = 3.8: a·r² = (4/3.5)·3.8² > 1, where ∂²ℓ/∂f² is negative (the loss is not convex).
+  check_derivatives(lik, f, y);
+  BOOST_TEST(lik.output_hessian(f, y)(1, 1) < 0.0);
+  BOOST_TEST(lik.output_hessian(f, y)(0, 0) > 0.0);
+  check_derivatives(nn::StudentT(0.7, 30.0), vec({0.2}), vec({-0.1}));
+  // ν = 10: the sampler's fourth moment (the standard error of its variance check) is finite.
+  check_fisher_and_sampler(nn::StudentT(2.0, 10.0), vec({-0.4}), 7);
+  Eigen::MatrixXd F(3, 2), Y(3, 2);
+  F << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0;
+  Y << 0.0, 1.0, 2.0, -1.0, 0.5, 0.5;
+  check_batch(lik, F, Y);
+  // As ν → ∞ the density tends to N(f, 1/τ): at ν = 10⁸ the NLLs agree to ~1e-8.
+  const nn::StudentT wide(4.0, 1e8);
+  NGVI_CHECK_REPORT(compare(wide.nll(vec({0.3}), vec({1.1})), normal_nll(1.1, 0.3, 0.5),
+                            {1e-7, 1e-7}, "nll at nu = 1e8 vs Boost normal"));
+  NGVI_CHECK_REPORT(compare(wide.output_fisher(vec({0.3}))(0, 0), 4.0, {1e-7, 1e-7},
+                            "Fisher at nu = 1e8 vs the Gaussian's tau"));
+  NGVI_CHECK_REPORT(compare(nn::StudentT(2.0, 6.0).predictive_variance(vec({0.0}))(0),
+                            6.0 / (4.0 * 2.0), tol::closed_form, "variance nu / ((nu - 2) tau)"));
+  BOOST_TEST(std::isinf(nn::StudentT(2.0, 2.0).predictive_variance(vec({0.0}))(0)));
+  BOOST_CHECK_THROW(nn::StudentT(0.0, 4.0), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::StudentT(1.0, -1.0), std::invalid_argument);
+  BOOST_CHECK_THROW(nn::StudentT(1.0, std::numeric_limits<double>::infinity()),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(lik.nll(vec({1.0}), vec({1.0})), std::invalid_argument);
+  try {
+    nn::StudentT(1.0, 0.0);
+    BOOST_FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(contains(e.what(), "ngvi::nn::StudentT: degrees_of_freedom must be positive"),
+               e.what());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bernoulli_logit) {
   const nn::BernoulliLogit lik;
   for (double fv : {-3.0, 0.4, 25.0}) {
@@ -289,6 +337,7 @@ BOOST_AUTO_TEST_CASE(all_kinds_model_the_likelihood_concept) {
   static_assert(nn::Likelihood<nn::BernoulliLogit>);
   static_assert(nn::Likelihood<nn::SoftmaxCategorical>);
   static_assert(nn::Likelihood<nn::PoissonLog>);
+  static_assert(nn::Likelihood<nn::StudentT>);
   static_assert(!nn::Likelihood<int>);
   BOOST_TEST(true);
 }
