@@ -51,12 +51,6 @@ using ad::RowMatrixXd;
 
 namespace detail {
 
-inline void check_theta_size(Eigen::Index got, Eigen::Index want, const char* who) {
-  if (got != want)
-    throw std::invalid_argument(std::string("ngvi::nn::") + who + ": θ has " + std::to_string(got) +
-                                " entries, the model has " + std::to_string(want) + " parameters");
-}
-
 // θ as consecutive independent variables on t.
 inline ad::VarVector<double> register_inputs(ad::Tape<double>& t,
                                              const Eigen::Ref<const Eigen::VectorXd>& x) {
@@ -164,7 +158,7 @@ void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
                        ExampleIndices idx, RowMatrixXd& G, const ParallelOptions& options,
                        Eigen::VectorXd* losses) {
   static_assert(require_separable_model<M>());
-  check_theta_size(theta.size(), model.num_params(), "per_example_gradients");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_gradients");
   run_with_threads(options, [&](const ParallelOptions& o) {
     ad::per_example_gradients(
         [&model, idx](const auto& th, Eigen::Index k) {
@@ -203,7 +197,7 @@ template <class Lik>
 void gradients_batched(const Supervised<Sequential, Lik>& model,
                        const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
                        RowMatrixXd& G, const ParallelOptions& options, Eigen::VectorXd* losses) {
-  check_theta_size(theta_in.size(), model.num_params(), "per_example_gradients");
+  nn::check_theta_size(theta_in.size(), model.num_params(), "ngvi::nn::per_example_gradients");
   const Eigen::VectorXd theta = theta_in;
   const auto n = static_cast<Eigen::Index>(idx.size());
   const Eigen::Index P = model.num_params();
@@ -305,7 +299,7 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   static_assert(OutputModel<M>,
                 "ngvi::nn::per_example_jacobians: the model needs output_dim() and "
                 "example_output(theta, i) generic in the scalar (as Supervised has)");
-  check_theta_size(theta.size(), model.num_params(), "per_example_jacobians");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_jacobians");
   const auto n = static_cast<Eigen::Index>(idx.size());
   const Eigen::Index P = model.num_params(), K = model.output_dim();
   J.resize(n * K, P);
@@ -371,7 +365,7 @@ void jacobians_batched(const Supervised<Sequential, Lik>& model,
                        const Eigen::Ref<const Eigen::VectorXd>& theta_in, ExampleIndices idx,
                        RowMatrixXd& J, const ParallelOptions& options,
                        Eigen::MatrixXd* outputs = nullptr) {
-  check_theta_size(theta_in.size(), model.num_params(), "per_example_jacobians");
+  nn::check_theta_size(theta_in.size(), model.num_params(), "ngvi::nn::per_example_jacobians");
   const Eigen::VectorXd theta = theta_in;
   const auto n = static_cast<Eigen::Index>(idx.size());
   const Eigen::Index P = model.num_params(), K = model.output_dim();
@@ -553,7 +547,7 @@ void add_gradient_sums_and_squares(const M& model, const Eigen::Ref<const Eigen:
                                    ExampleIndices idx, Eigen::VectorXd& sum,
                                    Eigen::VectorXd& squares, const ParallelOptions& options = {}) {
   check_example_indices(idx, model.num_examples(), "add_gradient_sums_and_squares");
-  detail::check_theta_size(theta.size(), model.num_params(), "add_gradient_sums_and_squares");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::add_gradient_sums_and_squares");
   const Eigen::Index P = model.num_params();
   if (sum.size() != P || squares.size() != P)
     throw std::invalid_argument("ngvi::nn::add_gradient_sums_and_squares: the model has " +
@@ -639,7 +633,7 @@ void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd
                           ExampleIndices idx, std::vector<Eigen::MatrixXd>& hessians,
                           const ParallelOptions& options = {}) {
   static_assert(require_separable_model<M>());
-  detail::check_theta_size(theta.size(), model.num_params(), "per_example_hessians");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_hessians");
   check_example_indices(idx, model.num_examples(), "per_example_hessians");
   run_with_threads(options, [&](const ParallelOptions& o) {
     ad::per_example_hessians<K>(
@@ -657,7 +651,7 @@ void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd
                           std::vector<Eigen::MatrixXd>& hessians,
                           const ParallelOptions& options = {}) {
   static_assert(require_separable_model<M>());
-  detail::check_theta_size(theta.size(), model.num_params(), "per_example_hessians");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_hessians");
   run_with_threads(options, [&](const ParallelOptions& o) {
     ad::per_example_hessians<K>(
         [&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
