@@ -13,6 +13,8 @@
 #include <autodiff/eigen/elementwise.hpp>
 #include <autodiff/eigen/log_softmax.hpp>
 #include <autodiff/eigen/matmul.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
+#include <autodiff/eigen/matrix_var_operators.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/elementary.hpp>

@@ -1,4 +1,5 @@
 // Dense: the fully connected layer y = x Wᵀ + b, applied to a whole batch at once.
+// (Operands may be Eigen matrices or ad::MatrixVar handles; see autodiff/eigen/matrix_var.hpp.)
 //
 // A batch X holds one example per ROW (B×in), so the layer computes Z = X Wᵀ + 1 bᵀ (B×out).
 // W is out×in and stored row-major in θ followed by b (out), which is the layout of the
@@ -16,6 +17,7 @@
 
 #include <autodiff/eigen/broadcast.hpp>
 #include <autodiff/eigen/matmul.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 
 namespace ngvi::nn {
 
@@ -50,14 +52,25 @@ struct Dense {
   // Z = X Wᵀ + 1 bᵀ for a batch X (B×in), weights W (out×in) and bias b (out), each of
   // double or Var<Real> in any combination. Cost: one B×in×out GEMM forward; on Var, two fused
   // nodes and up to three GEMMs in the reverse sweep.
-  template <class DX, class DW, class DB>
-  static auto apply(const Eigen::MatrixBase<DX>& X, const Eigen::MatrixBase<DW>& W,
-                    const Eigen::MatrixBase<DB>& b) {
+  template <ad::MatrixArgument MX, ad::MatrixArgument MW, ad::MatrixArgument MB>
+  static auto apply(const MX& X, const MW& W, const MB& b) {
     if (X.cols() != W.cols())
       throw std::invalid_argument("ngvi::nn::Dense: input batch has " + std::to_string(X.cols()) +
                                   " columns but the layer expects " + std::to_string(W.cols()) +
                                   " inputs");
     return ad::add_rowwise(ad::matmul(X, W.transpose()), b);
+  }
+
+  // The same with Wᵀ (in×out) given instead of W: θ's row-major W read column-major is Wᵀ, so
+  // for Var θ this is the form whose weights are one handle of consecutive variables without a
+  // copy or an index list (see Sequential). Cost: as apply().
+  template <ad::MatrixArgument MX, ad::MatrixArgument MWt, ad::MatrixArgument MB>
+  static auto apply_transposed(const MX& X, const MWt& Wt, const MB& b) {
+    if (X.cols() != Wt.rows())
+      throw std::invalid_argument("ngvi::nn::Dense: input batch has " + std::to_string(X.cols()) +
+                                  " columns but the layer expects " + std::to_string(Wt.rows()) +
+                                  " inputs");
+    return ad::add_rowwise(ad::matmul(X, Wt), b);
   }
 };
 

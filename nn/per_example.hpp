@@ -61,35 +61,18 @@ inline ad::VarVector<double> register_inputs(ad::Tape<double>& t,
   return v;
 }
 
-// A matrix of fresh independent variables holding `values` (consecutive, column-major).
-inline ad::VarMatrix<double> lift(ad::Tape<double>& t, const Eigen::MatrixXd& values) {
-  ad::VarMatrix<double> out(values.rows(), values.cols());
-  const ad::index_t first = t.new_indices(static_cast<std::size_t>(values.size()));
-  for (Eigen::Index k = 0; k < values.size(); ++k)
-    out(k) = ad::Var<double>::from_index(values(k), first + static_cast<ad::index_t>(k), t);
-  return out;
-}
-
 // One block's batched forward pass with θ as constants (see the top of this file).
 struct BatchedPass {
   std::vector<RowMatrixXd> inputs;         // per dense layer: input activations aᵢ (B×in)
-  std::vector<ad::VarMatrix<double>> pre;  // per dense layer: pre-activations Z (B×out)
+  std::vector<ad::MatrixVar<double>> pre;  // per dense layer: pre-activations Z (B×out)
   ad::VarMatrix<double> eta;               // B×output_dim: network outputs | likelihood parameters
 
   // δ = ∂(seeded output)/∂Z of dense layer k, row-major B×out. Cost: one copy of Z's adjoints.
-  RowMatrixXd delta(std::size_t k, const ad::Tape<double>& t) const {
-    const ad::VarMatrix<double>& Z = pre[k];
-    const ad::index_t first = Z(0, 0).index();
-    bool consecutive = true;
-    for (Eigen::Index q = 0; q < Z.size() && consecutive; ++q)
-      consecutive = Z(q).index() == first + static_cast<ad::index_t>(q);
-    if (consecutive)
-      return Eigen::Map<const Eigen::MatrixXd>(&t.adjoint(first), Z.rows(), Z.cols());
-    return adjoints_of(Z, t);
-  }
+  RowMatrixXd delta(std::size_t k, const ad::Tape<double>& t) const { return pre[k].adjoint(t); }
 };
 
-// Xb holds the block's inputs, one example per row.
+// Xb holds the block's inputs, one example per row. The first dense layer's output is the
+// first set of variables (θ is constant); from there on the activations are one MatrixVar.
 template <class Lik>
 void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
                      const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Tape<double>& t,
@@ -99,27 +82,27 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
   pass.inputs.clear();
   pass.pre.clear();
   Eigen::MatrixXd Ad;       // activations in double, before the first dense layer is lifted
-  ad::VarMatrix<double> A;  // activations on the tape, after it
+  ad::MatrixVar<double> A;  // activations on the tape, after it
   bool at_input = true, lifted = false;
   std::size_t j = 0;
-  using CMap = Eigen::Map<const RowMajorMatrix<double>>;
   for (const Layer& layer : net.layers()) {
     if (std::holds_alternative<Dense>(layer)) {
       const DenseSlot& d = net.dense_layers()[j++];
-      const CMap W(theta.data() + d.weight.offset, d.out, d.in);
-      const Eigen::Map<const Eigen::VectorXd> b(theta.data() + d.bias.offset, d.out);
+      // θ's row-major W (out×in) read column-major is Wᵀ (in×out).
+      const Eigen::Map<const Eigen::MatrixXd> Wt(theta.data() + d.weight.offset, d.in, d.out);
+      const Eigen::Map<const Eigen::RowVectorXd> b(theta.data() + d.bias.offset, d.out);
       if (!lifted) {
         if (at_input)
           pass.inputs.emplace_back(Xb);
         else
           pass.inputs.emplace_back(Ad);
-        Eigen::MatrixXd Z = pass.inputs.back() * W.transpose();
-        Z.rowwise() += b.transpose();
-        A = lift(t, Z);
+        Eigen::MatrixXd Z = pass.inputs.back() * Wt;
+        Z.rowwise() += b;
+        A = ad::MatrixVar<double>::variables(Z);
         lifted = true;
       } else {
-        pass.inputs.emplace_back(ad::values_of(A));
-        A = Dense::apply(A, W, b);
+        pass.inputs.emplace_back(A.value());
+        A = Dense::apply_transposed(A, Wt, b);
       }
       pass.pre.push_back(A);
     } else if (!lifted) {
@@ -132,10 +115,12 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
   const Lik& lik = model.likelihood();
   const int np = lik.num_params();
   pass.eta.resize(B, A.cols() + np);
-  pass.eta.leftCols(A.cols()) = A;
+  pass.eta.leftCols(A.cols()) = A.to_eigen();
   for (int k = 0; k < np; ++k)
     pass.eta.col(A.cols() + k) =
-        lift(t, Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)));
+        ad::MatrixVar<double>::variables(
+            Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)))
+            .to_eigen();
 }
 
 // Writes into row `row` of M the θ-gradient implied by the δs of example i of the block:

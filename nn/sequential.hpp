@@ -27,6 +27,7 @@
 
 #include <autodiff/core/tape.hpp>
 #include <autodiff/core/var.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <nn/layer.hpp>
 #include <nn/parameters.hpp>
@@ -150,10 +151,11 @@ class Sequential {
     return cache;
   }
 
-  // Applies layer `k` (an activation) to a batch, for code that walks the layers itself.
-  template <class Derived>
-  static auto apply_activation(const Layer& layer, const Eigen::MatrixBase<Derived>& A) {
-    using Out = Matrix<typename Derived::Scalar>;
+  // Applies layer `k` (an activation) to a batch (an Eigen matrix or an ad::MatrixVar), for
+  // code that walks the layers itself; the result is of the batch's kind.
+  template <ad::MatrixArgument M>
+  static auto apply_activation(const Layer& layer, const M& A) {
+    using Out = std::conditional_t<ad::is_matrix_var_v<M>, M, Matrix<typename M::Scalar>>;
     return std::visit(
         [&](const auto& l) -> Out {
           using L = std::decay_t<decltype(l)>;
@@ -203,30 +205,40 @@ class Sequential {
       throw std::invalid_argument("ngvi::nn::Sequential::forward: the batch has " +
                                   std::to_string(X.cols()) + " columns, the network expects " +
                                   std::to_string(input_dim()) + " inputs");
-    using Map = Eigen::Map<const RowMajorMatrix<T>>;
-    using VMap = Eigen::Map<const Vector<T>>;
-    Matrix<T> A;
+    // On Var<Real> the activations are one ad::MatrixVar handle from layer to layer (no
+    // per-coefficient Vars between the fused nodes); on double, plain Eigen matrices.
+    using Handle = decltype(ad::as_matrix(std::declval<Matrix<T>>()));
+    auto to_plain = [](const Handle& H) -> Matrix<T> {
+      if constexpr (ad::is_matrix_var_v<Handle>)
+        return H.to_eigen();
+      else
+        return H;
+    };
+    Handle A;
     bool at_input = true;  // A not yet set: the current activations are X itself (double)
     std::size_t next_dense = 0;
     for (std::size_t k = 0; k < layers_.size(); ++k) {
       if (std::holds_alternative<Dense>(layers_[k])) {
         const DenseSlot& d = dense_[next_dense++];
-        const Map W(theta.data() + d.weight.offset, d.out, d.in);
-        const VMap b(theta.data() + d.bias.offset, d.out);
-        Matrix<T> Z =
-            at_input ? Matrix<T>(Dense::apply(X, W, b)) : Matrix<T>(Dense::apply(A, W, b));
+        // θ's row-major W (out×in) read column-major is Wᵀ (in×out).
+        const auto Wt =
+            ad::as_matrix(Eigen::Map<const Matrix<T>>(theta.data() + d.weight.offset, d.in, d.out));
+        const auto b =
+            ad::as_matrix(Eigen::Map<const Vector<T>>(theta.data() + d.bias.offset, d.out));
+        Handle Z = at_input ? Handle(Dense::apply_transposed(X, Wt, b.transpose()))
+                            : Handle(Dense::apply_transposed(A, Wt, b.transpose()));
         if (cache) {
-          cache->inputs.push_back(at_input ? Matrix<T>(X.template cast<T>()) : A);
-          cache->pre_activations.push_back(Z);
+          cache->inputs.push_back(at_input ? Matrix<T>(X.template cast<T>()) : to_plain(A));
+          cache->pre_activations.push_back(to_plain(Z));
         }
         A = std::move(Z);
       } else {
-        A = at_input ? apply_activation(layers_[k], X.template cast<T>().eval())
+        A = at_input ? Handle(apply_activation(layers_[k], X.template cast<T>().eval()))
                      : apply_activation(layers_[k], A);
       }
       at_input = false;
     }
-    return A;
+    return to_plain(A);
   }
 
   std::vector<Layer> layers_;

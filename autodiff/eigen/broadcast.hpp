@@ -14,6 +14,7 @@
 
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/eigen/fixed_order_sum.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/operand.hpp>
 #include <autodiff/eigen/reverse_scratch.hpp>
 
@@ -44,55 +45,60 @@ struct BroadcastAddNode {
   }
 };
 
-template <bool Rowwise, class DM, class DV>
-auto broadcast_add(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& v,
-                   const char* name) {
-  using SM = typename DM::Scalar;
-  using SV = typename DV::Scalar;
-  constexpr int Rows = DM::RowsAtCompileTime;
-  constexpr int Cols = DM::ColsAtCompileTime;
+template <bool Rowwise, class M, class V>
+auto broadcast_add(const M& m, const V& v, const char* name) {
+  using SM = argument_scalar_t<M>;
+  using SV = argument_scalar_t<V>;
+  constexpr int Rows = rows_at_compile_time<M>();
+  constexpr int Cols = cols_at_compile_time<M>();
   const Eigen::Index need = Rowwise ? m.cols() : m.rows();
-  if (v.size() != need)
-    throw std::invalid_argument(std::string("ngvi::ad::") + name + ": vector of length " +
-                                std::to_string(v.size()) + " added to a " +
-                                std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
-                                " matrix; expected length " + std::to_string(need));
+  const bool is_vector = v.rows() == 1 || v.cols() == 1;
+  if (v.size() != need || !is_vector)
+    throw std::invalid_argument(
+        std::string("ngvi::ad::") + name + ": " +
+        (is_vector ? "vector of length " + std::to_string(v.size())
+                   : "a " + std::to_string(v.rows()) + "x" + std::to_string(v.cols()) + " matrix") +
+        " added to a " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
+        " matrix; expected a vector of length " + std::to_string(need));
   if constexpr (!any_var_v<SM, SV>) {
     using S = typename Eigen::ScalarBinaryOpTraits<SM, SV>::ReturnType;
     Eigen::Matrix<S, Rows, Cols> out = m.template cast<S>();
     for (Eigen::Index j = 0; j < out.cols(); ++j)
-      for (Eigen::Index i = 0; i < out.rows(); ++i)
-        out(i, j) += S(v.derived().coeff(Rowwise ? j : i));
+      for (Eigen::Index i = 0; i < out.rows(); ++i) out(i, j) += S(v.coeff(Rowwise ? j : i));
     return out;
   } else {
     using Real = common_real_t<SM, SV>;
+    constexpr bool as_handle = is_matrix_var_v<M> || is_matrix_var_v<V>;
     Tape<Real>& t = active_tape<Real>();
     auto* node = t.arena().template create<BroadcastAddNode<Real, Rowwise>>();
-    node->m = save_operand(t, m);
-    node->v = save_operand(t, v);
-    const Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, 1>> vv(node->v.values, v.size());
-    RealMatrix<Real> out = node->m.value_map();
-    if constexpr (Rowwise)
-      out.rowwise() += vv.transpose();
-    else
-      out.colwise() += vv;
-    if (!node->m.active && !node->v.active)
-      return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
-    node->out_first = t.new_indices(static_cast<std::size_t>(out.size()));
-    t.push_fused(node);
-    return make_output<Rows, Cols>(t, node->out_first, out);
+    node->m = operand_of(t, m);
+    node->v = operand_of(t, v);
+    const Eigen::Index rows = node->m.rows, cols = node->m.cols;
+    const Real* mv = node->m.values;
+    const Real* vv = node->v.values;
+    Real* out = t.arena().template allocate_array<Real>(static_cast<std::size_t>(rows * cols));
+    for (Eigen::Index j = 0; j < cols; ++j)
+      for (Eigen::Index i = 0; i < rows; ++i)
+        out[i + j * rows] = mv[i + j * rows] + vv[Rowwise ? j : i];
+    index_t first = no_index;
+    if (node->m.active || node->v.active) {
+      node->out_first = first = t.new_indices(static_cast<std::size_t>(rows * cols));
+      t.push_fused(node);
+    }
+    return node_result<as_handle, Rows, Cols>(
+        MatrixVar<Real>(MatrixVarParts<Real>{rows, cols, out, first}));
   }
 }
 }  // namespace detail
 
 // M + 1·rᵀ: r (one entry per column of M) is added to every row.
-template <class DM, class DV>
-auto add_rowwise(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& r) {
+template <MatrixArgument M, MatrixArgument V>
+auto add_rowwise(const M& m, const V& r) {
   return detail::broadcast_add<true>(m, r, "add_rowwise");
 }
 // M + c·1ᵀ: c (one entry per row of M) is added to every column.
-template <class DM, class DV>
-auto add_colwise(const Eigen::MatrixBase<DM>& m, const Eigen::MatrixBase<DV>& c) {
+template <MatrixArgument M, MatrixArgument V>
+auto add_colwise(const M& m, const V& c) {
   return detail::broadcast_add<false>(m, c, "add_colwise");
 }
 

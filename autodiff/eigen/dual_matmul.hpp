@@ -89,6 +89,20 @@ SplitDual<K> split_in_arena(Arena& arena, const Eigen::MatrixBase<Derived>& m) {
   }
 }
 
+// Splits n = rows·cols dual values (column-major) into the arena.
+template <int K>
+SplitDual<K> split_values(Arena& arena, const Dual<double, K>* src, Eigen::Index rows,
+                          Eigen::Index cols) {
+  SplitDual<K> s;
+  s.rows = rows;
+  s.cols = cols;
+  const Eigen::Index n = rows * cols;
+  s.v = arena.allocate_array<double>(static_cast<std::size_t>(n));
+  s.d = arena.allocate_array<double>(static_cast<std::size_t>(K * n));
+  split_into<K>(src, n, s.v, s.d, s.has_tangent);
+  return s;
+}
+
 // Adds the split increment (values v, tangent matrices d) onto the operand's adjoints.
 template <int K>
 void add_split_to_adjoints(const MatrixOperand<Dual<double, K>>& op, Dual<double, K>* adj,

@@ -20,6 +20,7 @@
 
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/core/dual.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/operand.hpp>
 #include <autodiff/eigen/vectorised_math.hpp>
 #include <autodiff/expr/elementary.hpp>
@@ -90,6 +91,36 @@ void dual_elementwise(Dual<double, K>* f, Dual<double, K>* d, Eigen::Index n) {
   }
 }
 
+// The node of f applied to every coefficient of operand x, whose values the caller has put
+// into the arena array f; f then holds the results.
+template <class Op, class Real>
+MatrixVar<Real> elementwise_node(Tape<Real>& t, const MatrixOperand<Real>& x, Real* f) {
+  const Eigen::Index n = x.size();
+  Real* d = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
+  if constexpr (checked_mode) {
+    for (Eigen::Index i = 0; i < n; ++i)
+      if (!Op::in_domain(value_of(f[i]))) throw_domain<Op>(value_of(f[i]));
+  }
+  if constexpr (std::is_same_v<Real, double>) {
+    eval_with_derivative<Op>(f, f, d, n);
+  } else if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
+    dual_elementwise<Op>(f, d, n);
+  } else {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const Real v = f[i];
+      f[i] = Op::f(v);
+      d[i] = Op::df(v, f[i]);
+    }
+  }
+  if (!x.active) return MatrixVar<Real>(MatrixVarParts<Real>{x.rows, x.cols, f, no_index});
+  auto* node = t.arena().template create<UnaryElementwiseNode<Real>>();
+  node->x = x;
+  node->derivative = d;
+  node->out_first = t.new_indices(static_cast<std::size_t>(n));
+  t.push_fused(node);
+  return MatrixVar<Real>(MatrixVarParts<Real>{x.rows, x.cols, f, node->out_first});
+}
+
 template <class Op, class Derived>
 auto elementwise(const Eigen::MatrixBase<Derived>& m) {
   using S = typename Derived::Scalar;
@@ -108,49 +139,45 @@ auto elementwise(const Eigen::MatrixBase<Derived>& m) {
   } else {
     using Real = tape_scalar_t<S>;
     Tape<Real>& t = active_tape<Real>();
-    auto* node = t.arena().template create<UnaryElementwiseNode<Real>>();
     // The reverse step needs only the derivatives: the input values go straight into the
     // output buffer, which the function then overwrites.
-    node->x = save_operand(t, m, false);
-    const Eigen::Index n = node->x.size();
-    Real* f = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
-    Real* d = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
-    {
-      Eigen::Index k = 0;
-      for (Eigen::Index j = 0; j < m.cols(); ++j)
-        for (Eigen::Index i = 0; i < m.rows(); ++i) f[k++] = m.derived().coeff(i, j).value();
-    }
-    if constexpr (checked_mode) {
-      for (Eigen::Index i = 0; i < n; ++i)
-        if (!Op::in_domain(value_of(f[i]))) throw_domain<Op>(value_of(f[i]));
-    }
-    if constexpr (std::is_same_v<Real, double>) {
-      eval_with_derivative<Op>(f, f, d, n);
-    } else if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
-      dual_elementwise<Op>(f, d, n);
-    } else {
-      for (Eigen::Index i = 0; i < n; ++i) {
-        const Real x = f[i];
-        f[i] = Op::f(x);
-        d[i] = Op::df(x, f[i]);
-      }
-    }
-    node->derivative = d;
-    const Eigen::Map<const RealMatrix<Real>> fv(f, node->x.rows, node->x.cols);
-    if (!node->x.active) return Eigen::Matrix<Var<Real>, Rows, Cols>(fv.template cast<Var<Real>>());
-    node->out_first = t.new_indices(static_cast<std::size_t>(n));
-    t.push_fused(node);
-    return make_output<Rows, Cols>(t, node->out_first, fv);
+    const MatrixOperand<Real> x = save_operand(t, m, false);
+    Real* f = t.arena().template allocate_array<Real>(static_cast<std::size_t>(x.size()));
+    Eigen::Index k = 0;
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      for (Eigen::Index i = 0; i < m.rows(); ++i) f[k++] = m.derived().coeff(i, j).value();
+    return elementwise_node<Op>(t, x, f).template to_eigen<Rows, Cols>();
   }
 }
 
-template <int Kind, class DA, class DB>
-auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b,
-                        const char* name) {
-  using SA = typename DA::Scalar;
-  using SB = typename DB::Scalar;
-  constexpr int Rows = DA::RowsAtCompileTime;
-  constexpr int Cols = DA::ColsAtCompileTime;
+template <class Op, class Real>
+MatrixVar<Real> elementwise_handle(const MatrixVar<Real>& m) {
+  Tape<Real>& t = active_tape<Real>();
+  const MatrixOperand<Real> x = operand_of(t, m);
+  Real* f = t.arena().template allocate_array<Real>(static_cast<std::size_t>(x.size()));
+  std::copy_n(m.value_data(), x.size(), f);
+  return elementwise_node<Op>(t, x, f);
+}
+
+template <class Real>
+struct ScaleNode {
+  MatrixOperand<Real> x;
+  double s;
+  index_t out_first;
+
+  void reverse(Real* adj) const {
+    const Real* g = adj + out_first;
+    const double factor = s;
+    x.add_each(adj, [g, factor](Eigen::Index k) { return g[k] * factor; });
+  }
+};
+
+template <int Kind, class A, class B>
+auto binary_elementwise(const A& a, const B& b, const char* name) {
+  using SA = argument_scalar_t<A>;
+  using SB = argument_scalar_t<B>;
+  constexpr int Rows = rows_at_compile_time<A>();
+  constexpr int Cols = cols_at_compile_time<A>();
   if (a.rows() != b.rows() || a.cols() != b.cols())
     throw std::invalid_argument(std::string("ngvi::ad::") + name + ": shapes " +
                                 std::to_string(a.rows()) + "x" + std::to_string(a.cols()) +
@@ -159,31 +186,37 @@ auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<
   if constexpr (!any_var_v<SA, SB>) {
     using S = typename Eigen::ScalarBinaryOpTraits<SA, SB>::ReturnType;
     if constexpr (Kind == 0)
-      return Eigen::Matrix<S, Rows, Cols>(a.derived() + b.derived());
+      return Eigen::Matrix<S, Rows, Cols>(a + b);
     else if constexpr (Kind == 1)
-      return Eigen::Matrix<S, Rows, Cols>(a.derived() - b.derived());
+      return Eigen::Matrix<S, Rows, Cols>(a - b);
     else
-      return Eigen::Matrix<S, Rows, Cols>(a.derived().cwiseProduct(b.derived()));
+      return Eigen::Matrix<S, Rows, Cols>(a.cwiseProduct(b));
   } else {
     using Real = common_real_t<SA, SB>;
+    constexpr bool as_handle = is_matrix_var_v<A> || is_matrix_var_v<B>;
     Tape<Real>& t = active_tape<Real>();
     auto* node = t.arena().template create<BinaryElementwiseNode<Real, Kind>>();
-    node->a = save_operand(t, a);
-    node->b = save_operand(t, b);
-    const auto av = node->a.value_map().array();
-    const auto bv = node->b.value_map().array();
-    RealMatrix<Real> out;
-    if constexpr (Kind == 0)
-      out = (av + bv).matrix();
-    else if constexpr (Kind == 1)
-      out = (av - bv).matrix();
-    else
-      out = (av * bv).matrix();
-    if (!node->a.active && !node->b.active)
-      return Eigen::Matrix<Var<Real>, Rows, Cols>(out.template cast<Var<Real>>());
-    node->out_first = t.new_indices(static_cast<std::size_t>(out.size()));
-    t.push_fused(node);
-    return make_output<Rows, Cols>(t, node->out_first, out);
+    node->a = operand_of(t, a);
+    node->b = operand_of(t, b);
+    const Eigen::Index n = node->a.size();
+    const Real* av = node->a.values;
+    const Real* bv = node->b.values;
+    Real* out = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
+    for (Eigen::Index k = 0; k < n; ++k) {
+      if constexpr (Kind == 0)
+        out[k] = av[k] + bv[k];
+      else if constexpr (Kind == 1)
+        out[k] = av[k] - bv[k];
+      else
+        out[k] = av[k] * bv[k];
+    }
+    index_t first = no_index;
+    if (node->a.active || node->b.active) {
+      node->out_first = first = t.new_indices(static_cast<std::size_t>(n));
+      t.push_fused(node);
+    }
+    return node_result<as_handle, Rows, Cols>(
+        MatrixVar<Real>(MatrixVarParts<Real>{a.rows(), a.cols(), out, first}));
   }
 }
 
@@ -193,24 +226,46 @@ auto binary_elementwise(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<
   template <class Derived>                         \
   auto name(const Eigen::MatrixBase<Derived>& m) { \
     return detail::elementwise<fn::Op>(m);         \
+  }                                                \
+  template <class Real>                            \
+  MatrixVar<Real> name(const MatrixVar<Real>& m) { \
+    return detail::elementwise_handle<fn::Op>(m);  \
   }
 NGVI_AD_UNARY_FUNCTIONS(NGVI_AD_ELEMENTWISE)
 #undef NGVI_AD_ELEMENTWISE
 
 // a + b, coefficient-wise, as one node.
-template <class DA, class DB>
-auto cwise_sum(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
+template <MatrixArgument A, MatrixArgument B>
+auto cwise_sum(const A& a, const B& b) {
   return detail::binary_elementwise<0>(a, b, "cwise_sum");
 }
 // a − b, coefficient-wise, as one node.
-template <class DA, class DB>
-auto cwise_difference(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
+template <MatrixArgument A, MatrixArgument B>
+auto cwise_difference(const A& a, const B& b) {
   return detail::binary_elementwise<1>(a, b, "cwise_difference");
 }
 // a ∘ b (Hadamard product), as one node.
-template <class DA, class DB>
-auto cwise_product(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
+template <MatrixArgument A, MatrixArgument B>
+auto cwise_product(const A& a, const B& b) {
   return detail::binary_elementwise<2>(a, b, "cwise_product");
+}
+
+// s·m for a matrix variable, as one node. Cost: one pass forward, one pass backward.
+template <class Real>
+MatrixVar<Real> scale(const MatrixVar<Real>& m, double s) {
+  Tape<Real>& t = active_tape<Real>();
+  const detail::MatrixOperand<Real> x = detail::operand_of(t, m);
+  Real* out = t.arena().template allocate_array<Real>(static_cast<std::size_t>(x.size()));
+  for (Eigen::Index k = 0; k < x.size(); ++k) out[k] = x.values[k] * s;
+  index_t first = no_index;
+  if (x.active) {
+    auto* node = t.arena().template create<detail::ScaleNode<Real>>();
+    node->x = x;
+    node->s = s;
+    node->out_first = first = t.new_indices(static_cast<std::size_t>(x.size()));
+    t.push_fused(node);
+  }
+  return MatrixVar<Real>(detail::MatrixVarParts<Real>{x.rows, x.cols, out, first});
 }
 
 }  // namespace ngvi::ad

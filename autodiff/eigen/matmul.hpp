@@ -15,6 +15,7 @@
 
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/eigen/dual_matmul.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/operand.hpp>
 #include <autodiff/eigen/reverse_scratch.hpp>
 
@@ -49,66 +50,81 @@ struct MatmulNode {
   }
 };
 
-template <int Rows, int Cols, int K, class DA, class DB>
-Eigen::Matrix<Var<Dual<double, K>>, Rows, Cols> dual_matmul(Tape<Dual<double, K>>& t,
-                                                            const Eigen::MatrixBase<DA>& A,
-                                                            const Eigen::MatrixBase<DB>& B) {
+// The split (double) form of a dual matmul argument: an Eigen matrix is split straight from its
+// coefficients, a handle from the operand's values in the arena.
+template <int K, class X>
+SplitDual<K> split_argument(Arena& arena, const X& x, const MatrixOperand<Dual<double, K>>& op) {
+  if constexpr (is_matrix_var_v<X>)
+    return split_values<K>(arena, op.values, op.rows, op.cols);
+  else
+    return split_in_arena<K>(arena, x);
+}
+
+template <int K, class A, class B>
+MatrixVar<Dual<double, K>> dual_matmul(Tape<Dual<double, K>>& t, const A& a, const B& b) {
   using Real = Dual<double, K>;
   auto* node = t.arena().template create<DualMatmulNode<K>>();
-  node->a = save_operand(t, A, false);
-  node->b = save_operand(t, B, false);
-  node->as = split_in_arena<K>(t.arena(), A);
-  node->bs = split_in_arena<K>(t.arena(), B);
-  const Eigen::Index m = A.rows(), n = B.cols();
+  node->a = operand_of(t, a, false);
+  node->b = operand_of(t, b, false);
+  node->as = split_argument<K>(t.arena(), a, node->a);
+  node->bs = split_argument<K>(t.arena(), b, node->b);
+  const Eigen::Index m = node->a.rows, n = node->b.cols;
   double* cv = t.arena().template allocate_array<double>(static_cast<std::size_t>(m * n));
   double* cd = t.arena().template allocate_array<double>(static_cast<std::size_t>(K * m * n));
   DualMatmulNode<K>::product(node->as, node->bs, cv, cd);
-  const bool active = node->a.active || node->b.active;
-  node->c_first = active ? t.new_indices(static_cast<std::size_t>(m * n)) : no_index;
-  Eigen::Matrix<Var<Real>, Rows, Cols> out(m, n);
-  Real c;
+  Real* c = t.arena().template allocate_array<Real>(static_cast<std::size_t>(m * n));
   for (Eigen::Index i = 0; i < m * n; ++i) {
-    c.v = cv[i];
-    for (int k = 0; k < K; ++k) c.d[k] = cd[k * m * n + i];
-    out(i) = active ? Var<Real>::from_index(c, node->c_first + static_cast<index_t>(i), t)
-                    : Var<Real>(c);
+    c[i].v = cv[i];
+    for (int k = 0; k < K; ++k) c[i].d[k] = cd[k * m * n + i];
   }
-  if (active) t.push_fused(node);
-  return out;
+  index_t first = no_index;
+  if (node->a.active || node->b.active) {
+    node->c_first = first = t.new_indices(static_cast<std::size_t>(m * n));
+    t.push_fused(node);
+  }
+  return MatrixVar<Real>(MatrixVarParts<Real>{m, n, c, first});
 }
 
 }  // namespace detail
 
-template <class DA, class DB>
-auto matmul(const Eigen::MatrixBase<DA>& A, const Eigen::MatrixBase<DB>& B) {
-  using SA = typename DA::Scalar;
-  using SB = typename DB::Scalar;
-  constexpr int Rows = DA::RowsAtCompileTime;
-  constexpr int Cols = DB::ColsAtCompileTime;
-  if (A.cols() != B.rows())
-    throw std::invalid_argument("ngvi::ad::matmul: shapes " + std::to_string(A.rows()) + "x" +
-                                std::to_string(A.cols()) + " and " + std::to_string(B.rows()) +
-                                "x" + std::to_string(B.cols()) + " do not multiply");
+// A·B for Eigen matrices and matrix variables (either may be a transpose() view). Throws
+// std::invalid_argument naming both shapes if they do not multiply. Returns a MatrixVar when
+// either argument is one, an Eigen matrix of Var when either has Var coefficients, Eigen's
+// product otherwise. Cost: see the top of this file.
+template <MatrixArgument A, MatrixArgument B>
+auto matmul(const A& a, const B& b) {
+  using SA = detail::argument_scalar_t<A>;
+  using SB = detail::argument_scalar_t<B>;
+  constexpr int Rows = detail::rows_at_compile_time<A>();
+  constexpr int Cols = detail::cols_at_compile_time<B>();
+  if (a.cols() != b.rows())
+    throw std::invalid_argument("ngvi::ad::matmul: shapes " + std::to_string(a.rows()) + "x" +
+                                std::to_string(a.cols()) + " and " + std::to_string(b.rows()) +
+                                "x" + std::to_string(b.cols()) + " do not multiply");
   if constexpr (!detail::any_var_v<SA, SB>) {
-    return Eigen::Matrix<typename Eigen::ScalarBinaryOpTraits<SA, SB>::ReturnType, Rows, Cols>(
-        A.derived() * B.derived());
+    return Eigen::Matrix<typename Eigen::ScalarBinaryOpTraits<SA, SB>::ReturnType, Rows, Cols>(a *
+                                                                                               b);
   } else {
     using Real = detail::common_real_t<SA, SB>;
+    constexpr bool as_handle = is_matrix_var_v<A> || is_matrix_var_v<B>;
     Tape<Real>& t = active_tape<Real>();
     if constexpr (is_double_dual<Real>::value) {
-      return detail::dual_matmul<Rows, Cols>(t, A, B);
+      return detail::node_result<as_handle, Rows, Cols>(detail::dual_matmul(t, a, b));
     } else {
       auto* node = t.arena().template create<detail::MatmulNode<Real>>();
-      node->a = detail::save_operand(t, A);
-      node->b = detail::save_operand(t, B);
-      const detail::RealMatrix<Real> C = node->a.value_map() * node->b.value_map();
-      if (!node->a.active && !node->b.active) {
-        Eigen::Matrix<Var<Real>, Rows, Cols> out = C.template cast<Var<Real>>();
-        return out;
+      node->a = detail::operand_of(t, a);
+      node->b = detail::operand_of(t, b);
+      const Eigen::Index m = node->a.rows, n = node->b.cols;
+      Real* c = t.arena().template allocate_array<Real>(static_cast<std::size_t>(m * n));
+      Eigen::Map<detail::RealMatrix<Real>, Eigen::AlignedMax>(c, m, n).noalias() =
+          node->a.value_map() * node->b.value_map();
+      index_t first = no_index;
+      if (node->a.active || node->b.active) {
+        node->c_first = first = t.new_indices(static_cast<std::size_t>(m * n));
+        t.push_fused(node);
       }
-      node->c_first = t.new_indices(static_cast<std::size_t>(C.size()));
-      t.push_fused(node);
-      return detail::make_output<Rows, Cols>(t, node->c_first, C);
+      return detail::node_result<as_handle, Rows, Cols>(
+          MatrixVar<Real>(detail::MatrixVarParts<Real>{m, n, c, first}));
     }
   }
 }

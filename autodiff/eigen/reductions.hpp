@@ -16,6 +16,7 @@
 
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/core/var.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/operand.hpp>
 
 namespace ngvi::ad {
@@ -56,24 +57,56 @@ struct ReductionNode {
   }
 };
 
+// The node of Σ x_k (Square: Σ x_k²) whose value, `total`, the caller has summed in
+// coefficient order.
+template <bool Square, class Real>
+Var<Real> reduce_node(Tape<Real>& t, const MatrixOperand<Real>& x, const Real& total) {
+  if (!x.active) return Var<Real>(total);
+  auto* node = t.arena().template create<ReductionNode<Real, Square>>();
+  node->x = x;
+  node->out = t.new_index();
+  t.push_fused(node);
+  return Var<Real>::from_index(total, node->out, t);
+}
+
 template <bool Square, class Derived>
 auto reduce(const Eigen::MatrixBase<Derived>& m) {
   using Real = tape_scalar_t<typename Derived::Scalar>;
   Tape<Real>& t = active_tape<Real>();
-  auto* node = t.arena().template create<ReductionNode<Real, Square>>();
-  node->x = save_operand(t, m, Square);
+  const MatrixOperand<Real> x = save_operand(t, m, Square);
   Real total(0.0);
   if constexpr (Square) {
-    for (Eigen::Index i = 0; i < node->x.size(); ++i)
-      total += node->x.values[i] * node->x.values[i];
+    for (Eigen::Index i = 0; i < x.size(); ++i) total += x.values[i] * x.values[i];
   } else {
     for (Eigen::Index j = 0; j < m.cols(); ++j)
       for (Eigen::Index i = 0; i < m.rows(); ++i) total += m.derived().coeff(i, j).value();
   }
-  if (!node->x.active) return Var<Real>(total);
-  node->out = t.new_index();
-  t.push_fused(node);
-  return Var<Real>::from_index(total, node->out, t);
+  return reduce_node<Square>(t, x, total);
+}
+
+template <bool Square, class Real>
+Var<Real> reduce(const MatrixVar<Real>& m) {
+  Tape<Real>& t = active_tape<Real>();
+  const MatrixOperand<Real> x = operand_of(t, m);
+  Real total(0.0);
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if constexpr (Square)
+      total += x.values[i] * x.values[i];
+    else
+      total += x.values[i];
+  }
+  return reduce_node<Square>(t, x, total);
+}
+
+// Pushes (partial(k), index of coefficient k) for the active coefficients of operand x.
+template <class Real, class Partial>
+void push_operand_coefficients(Tape<Real>& t, const MatrixOperand<Real>& x, Partial&& partial) {
+  if (!x.active) return;
+  t.reserve_operands(static_cast<std::size_t>(x.size()));
+  for (Eigen::Index k = 0; k < x.size(); ++k) {
+    const index_t i = x.indices ? x.indices[k] : x.first + static_cast<index_t>(k);
+    if (i != no_index) t.push_operand(partial(k), i);
+  }
 }
 
 template <class Real>
@@ -102,6 +135,17 @@ auto squared_norm(const Eigen::MatrixBase<Derived>& m) {
   } else {
     return detail::reduce<true>(m);
   }
+}
+
+// Σ m_ij of a matrix variable.
+template <class Real>
+Var<Real> sum(const MatrixVar<Real>& m) {
+  return detail::reduce<false>(m);
+}
+// Σ m_ij² of a matrix variable.
+template <class Real>
+Var<Real> squared_norm(const MatrixVar<Real>& m) {
+  return detail::reduce<true>(m);
 }
 
 // Σ a_i b_i for vectors (or matrices of equal shape).
@@ -137,6 +181,26 @@ auto dot(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
     });
     return detail::close_statement(t, begin, total);
   }
+}
+
+// Σ a_ij b_ij when either argument is a matrix variable: one statement with the coefficients
+// as operands.
+template <MatrixArgument A, MatrixArgument B>
+requires(is_matrix_var_v<A> || is_matrix_var_v<B>) auto dot(const A& a, const B& b) {
+  using Real = detail::common_real_t<detail::argument_scalar_t<A>, detail::argument_scalar_t<B>>;
+  if (a.rows() != b.rows() || a.cols() != b.cols())
+    throw std::invalid_argument("ngvi::ad::dot: shapes " + std::to_string(a.rows()) + "x" +
+                                std::to_string(a.cols()) + " and " + std::to_string(b.rows()) +
+                                "x" + std::to_string(b.cols()) + " differ");
+  Tape<Real>& t = active_tape<Real>();
+  const detail::MatrixOperand<Real> x = detail::operand_of(t, a);
+  const detail::MatrixOperand<Real> y = detail::operand_of(t, b);
+  Real total(0.0);
+  for (Eigen::Index k = 0; k < x.size(); ++k) total += x.values[k] * y.values[k];
+  const std::size_t begin = t.operand_count();
+  detail::push_operand_coefficients(t, x, [&](Eigen::Index k) { return y.values[k]; });
+  detail::push_operand_coefficients(t, y, [&](Eigen::Index k) { return x.values[k]; });
+  return detail::close_statement(t, begin, total);
 }
 
 // log Σ exp(m_ij), computed stably; its partials are the softmax weights, formed from the
