@@ -32,14 +32,17 @@ T chain_loop(const Vec<T>& x) {
   return adb::w1_chain<T>(x, static_cast<int>(x.size()));
 }
 
-// The same function with fused coefficient-wise nodes and reductions; Σ sin(x_i)² is
-// written ‖sin(x)‖², which saves the square node (see chain_fused_square).
+// The same function with fused coefficient-wise nodes and reductions on matrix variables
+// (ad::as_matrix: one handle for x's head and one for its tail, no per-coefficient Vars between
+// the nodes); Σ sin(x_i)² is written ‖sin(x)‖², which saves the square node (see
+// chain_fused_square).
 template <class T>
 T chain_fused(const Vec<T>& x) {
   using namespace ngvi::ad;
   const Eigen::Index m = x.size() - 1;
-  const auto a = x.head(m), b = x.tail(m);
-  return sum(log1p_exp(cwise_product(a, b))) + squared_norm(sin(a));
+  const auto a = as_matrix(x.head(m));
+  const auto b = as_matrix(x.tail(m));
+  return T(sum(log1p_exp(cwise_product(a, b))) + squared_norm(sin(a)));
 }
 // Literally Σ log1p_exp(a ∘ b) + Σ square(sin(a)): one node more than chain_fused.
 template <class T>
@@ -80,19 +83,19 @@ struct MlpBatch {
   }
 };
 
-// The MLP loss with fused nodes, the whole batch at once: Z = tanh(X W1ᵀ + 1 b1ᵀ) (N×H),
-// r = Z w2 + b2 − y, loss = ½‖r‖². W1 is stored H×D row-major in theta, which is W1ᵀ (D×H)
-// column-major, so W1ᵀ is a view of theta without a copy.
+// The MLP loss as README writes it, on matrix variables, the whole batch at once:
+// Z = tanh(X W1ᵀ + 1 b1ᵀ) (N×H), r = Z w2 + b2 − y, loss = ½‖r‖². W1 is stored H×D row-major
+// in theta, which is W1ᵀ (D×H) column-major, so W1ᵀ's handle needs no gather.
 template <class T>
 T mlp_loss_fused(const Vec<T>& theta, const MlpBatch& b) {
   using namespace ngvi::ad;
   const int D = b.D, H = b.H;
-  const Eigen::Map<const Mat<T>> W1t(theta.data(), D, H);
-  const auto b1 = theta.segment(H * D, H);
-  const auto w2 = theta.segment(H * D + H, H);
-  const auto b2 = theta.segment(H * D + 2 * H, 1);
-  const auto Z = tanh(add_rowwise(matmul(b.X, W1t), b1.transpose()));
-  const auto r = cwise_difference(add_rowwise(matmul(Z, w2), b2), b.y);
+  const auto W1t = as_matrix(Eigen::Map<const Mat<T>>(theta.data(), D, H));
+  const auto b1 = as_matrix(theta.segment(H * D, H));
+  const auto w2 = as_matrix(theta.segment(H * D + H, H));
+  const auto b2 = as_matrix(theta.segment(H * D + 2 * H, 1));
+  const auto Z = tanh((b.X * W1t).rowwise() + b1.transpose());
+  const auto r = (Z * w2).rowwise() + b2.transpose() - b.y;
   return T(0.5 * squared_norm(r));
 }
 
@@ -131,11 +134,13 @@ struct LrBatch {
         D(d.D) {}
 };
 
-// With fused nodes: z = X w + b, loss = Σ log1p_exp(z) − y·z.
+// With fused nodes on matrix variables: z = X w + b, loss = Σ log1p_exp(z) − y·z.
 template <class T>
 T logreg_loss_fused(const Vec<T>& theta, const LrBatch& b) {
   using namespace ngvi::ad;
-  const auto z = add_rowwise(matmul(b.X, theta.head(b.D)), theta.segment(b.D, 1));
+  const auto w = as_matrix(theta.head(b.D));
+  const auto bias = as_matrix(theta.segment(b.D, 1));
+  const auto z = as_matrix((b.X * w).rowwise() + bias.transpose());
   return T(sum(log1p_exp(z)) - dot(b.y, z));
 }
 
