@@ -17,7 +17,7 @@
 //   Exact — it agrees with the generic route to rounding — and several times faster.
 //
 // Parallelism: examples are cut into fixed blocks of options.grain, independent of the
-// thread count (nn/parallel.hpp runs them on a cached arena of options.threads); each TBB task
+// thread count (ad::parallel_blocks runs them on a cached arena of options.threads); each TBB task
 // records its block on its thread's tape and writes only its rows. Every number therefore comes
 // from the same operations in the same order whatever the number of threads: results are bitwise
 // identical for 1, 2 or 7 threads. Reductions over examples (squared_column_mean) sum each column
@@ -40,7 +40,6 @@
 #include <autodiff/functional/per_example.hpp>
 #include <nn/example_indices.hpp>
 #include <nn/model_concept.hpp>
-#include <nn/parallel.hpp>
 #include <nn/sequential.hpp>
 #include <nn/supervised.hpp>
 
@@ -159,13 +158,11 @@ void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
                        Eigen::VectorXd* losses) {
   static_assert(require_separable_model<M>());
   nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_gradients");
-  run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_gradients(
-        [&model, idx](const auto& th, Eigen::Index k) {
-          return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
-        },
-        theta, static_cast<Eigen::Index>(idx.size()), G, o, losses);
-  });
+  ad::per_example_gradients(
+      [&model, idx](const auto& th, Eigen::Index k) {
+        return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
+      },
+      theta, static_cast<Eigen::Index>(idx.size()), G, options, losses);
 }
 
 // One block of the batched route: the forward pass on the block's rows, one reverse sweep of
@@ -206,7 +203,7 @@ void gradients_batched(const Supervised<Sequential, Lik>& model,
   const Lik& lik = model.likelihood();
   const int np = lik.num_params();
   const Eigen::Index out = model.net().output_dim();
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     with_block_deltas(model, theta, block,
@@ -247,7 +244,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
   const int np = model.likelihood().num_params();
   std::vector<Eigen::VectorXd> block_sum(static_cast<std::size_t>((n + grain - 1) / grain)),
       block_squares(block_sum.size());
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     Eigen::VectorXd& s = block_sum[static_cast<std::size_t>(begin / grain)];
@@ -304,7 +301,7 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   const Eigen::Index P = model.num_params(), K = model.output_dim();
   J.resize(n * K, P);
   if (outputs) outputs->resize(n, K);
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     ad::TapeScope<double> scope;
     ad::Tape<double>& t = scope.tape();
     const ad::VarVector<double> th = register_inputs(t, theta);
@@ -372,7 +369,7 @@ void jacobians_batched(const Supervised<Sequential, Lik>& model,
   const Eigen::Index out = model.net().output_dim();
   J.resize(n * K, P);
   if (outputs) outputs->resize(n, K);
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     with_block_output_deltas(
@@ -491,7 +488,7 @@ inline void add_column_sums(const RowMatrixXd& G, Eigen::VectorXd* sum, Eigen::V
   using Acc = Eigen::Array<double, Eigen::Dynamic, 1, 0, block, 1>;
   ParallelOptions cols = options;
   cols.grain = block;
-  nn::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
+  ad::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
     for (Eigen::Index b0 = p0; b0 < p1; b0 += block) {
       const Eigen::Index w = std::min(block, p1 - b0);
       Acc s = Acc::Zero(w), q = Acc::Zero(w);
@@ -635,13 +632,11 @@ void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd
   static_assert(require_separable_model<M>());
   nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_hessians");
   check_example_indices(idx, model.num_examples(), "per_example_hessians");
-  run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_hessians<K>(
-        [&model, idx](const auto& th, Eigen::Index k) {
-          return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
-        },
-        theta, static_cast<Eigen::Index>(idx.size()), hessians, o);
-  });
+  ad::per_example_hessians<K>(
+      [&model, idx](const auto& th, Eigen::Index k) {
+        return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
+      },
+      theta, static_cast<Eigen::Index>(idx.size()), hessians, options);
 }
 
 // ∇²ℓᵢ(θ) (P×P) for every example into hessians[i]. Cost: as above with N for |idx|; memory
@@ -652,11 +647,9 @@ void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd
                           const ParallelOptions& options = {}) {
   static_assert(require_separable_model<M>());
   nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_hessians");
-  run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_hessians<K>(
-        [&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
-        model.num_examples(), hessians, o);
-  });
+  ad::per_example_hessians<K>(
+      [&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
+      model.num_examples(), hessians, options);
 }
 
 }  // namespace ngvi::nn
