@@ -34,10 +34,10 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/per_example.hpp>
+#include <autodiff/functional/recording.hpp>
 #include <nn/example_indices.hpp>
 #include <nn/model_concept.hpp>
 #include <nn/sequential.hpp>
@@ -50,25 +50,6 @@ using ad::RowMatrixXd;
 
 namespace detail {
 
-// θ as consecutive independent variables on t.
-inline ad::VarVector<double> register_inputs(ad::Tape<double>& t,
-                                             const Eigen::Ref<const Eigen::VectorXd>& x) {
-  ad::VarVector<double> v(x.size());
-  const ad::index_t first = t.new_indices(static_cast<std::size_t>(x.size()));
-  for (Eigen::Index i = 0; i < x.size(); ++i)
-    v(i) = ad::Var<double>::from_index(x(i), first + static_cast<ad::index_t>(i), t);
-  return v;
-}
-
-// A matrix of fresh independent variables holding `values` (consecutive, column-major).
-inline ad::VarMatrix<double> lift(ad::Tape<double>& t, const Eigen::MatrixXd& values) {
-  ad::VarMatrix<double> out(values.rows(), values.cols());
-  const ad::index_t first = t.new_indices(static_cast<std::size_t>(values.size()));
-  for (Eigen::Index k = 0; k < values.size(); ++k)
-    out(k) = ad::Var<double>::from_index(values(k), first + static_cast<ad::index_t>(k), t);
-  return out;
-}
-
 // One block's batched forward pass with θ as constants (see the top of this file).
 struct BatchedPass {
   std::vector<RowMatrixXd> inputs;         // per dense layer: input activations aᵢ (B×in)
@@ -76,22 +57,15 @@ struct BatchedPass {
   ad::VarMatrix<double> eta;               // B×output_dim: network outputs | likelihood parameters
 
   // δ = ∂(seeded output)/∂Z of dense layer k, row-major B×out. Cost: one copy of Z's adjoints.
-  RowMatrixXd delta(std::size_t k, const ad::Tape<double>& t) const {
-    const ad::VarMatrix<double>& Z = pre[k];
-    const ad::index_t first = Z(0, 0).index();
-    bool consecutive = true;
-    for (Eigen::Index q = 0; q < Z.size() && consecutive; ++q)
-      consecutive = Z(q).index() == first + static_cast<ad::index_t>(q);
-    if (consecutive)
-      return Eigen::Map<const Eigen::MatrixXd>(&t.adjoint(first), Z.rows(), Z.cols());
-    return adjoints_of(Z, t);
+  RowMatrixXd delta(std::size_t k, const ad::Recording<double>& rec) const {
+    return rec.adjoints_of<RowMatrixXd>(pre[k]);
   }
 };
 
 // Xb holds the block's inputs, one example per row.
 template <class Lik>
 void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
-                     const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Tape<double>& t,
+                     const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Recording<double>& rec,
                      BatchedPass& pass) {
   const Sequential& net = model.net();
   const Eigen::Index B = Xb.rows();
@@ -114,7 +88,7 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
           pass.inputs.emplace_back(Ad);
         Eigen::MatrixXd Z = pass.inputs.back() * W.transpose();
         Z.rowwise() += b.transpose();
-        A = lift(t, Z);
+        A = rec.lift(Z);
         lifted = true;
       } else {
         pass.inputs.emplace_back(ad::values_of(A));
@@ -134,7 +108,7 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
   pass.eta.leftCols(A.cols()) = A;
   for (int k = 0; k < np; ++k)
     pass.eta.col(A.cols() + k) =
-        lift(t, Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)));
+        rec.lift(Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)));
 }
 
 // Writes into row `row` of M the θ-gradient implied by the δs of example i of the block:
@@ -166,27 +140,21 @@ void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
 }
 
 // One block of the batched route: the forward pass on the block's rows, one reverse sweep of
-// Σᵢ ℓᵢ, and the δs of every dense layer; then use(pass, deltas, tape, Yb) with the block's
-// targets Yb, while the block's recording is still on the tape.
+// Σᵢ ℓᵢ, and the δs of every dense layer; then use(pass, deltas, rec, Yb) with the block's
+// targets Yb, while the block's recording rec (whose adjoints are those of Σᵢ ℓᵢ) is still open.
 template <class Lik, class Use>
 void with_block_deltas(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
                        ExampleIndices block, Use&& use) {
-  ad::TapeScope<double> scope;
-  ad::Tape<double>& t = scope.tape();
+  ad::Recording<double> rec;
   BatchedPass pass;
   Eigen::MatrixXd xbuf, ybuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
+  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
   const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
-  const ad::Var<double> L = model.likelihood().batch_nll(pass.eta, Yb);
-  t.zero_adjoints();
-  if (L.is_active()) {
-    t.adjoint(L.index()) = 1.0;
-    t.reverse(scope.mark());
-  }
+  rec.backward(model.likelihood().batch_nll(pass.eta, Yb));
   std::vector<RowMatrixXd> deltas;
-  for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, t));
+  for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, rec));
   use(static_cast<const BatchedPass&>(pass), static_cast<const std::vector<RowMatrixXd>&>(deltas),
-      static_cast<const ad::Tape<double>&>(t), Yb);
+      static_cast<const ad::Recording<double>&>(rec), Yb);
 }
 
 // Batched route: per block of idx one forward pass on the block's rows and one reverse sweep.
@@ -208,14 +176,13 @@ void gradients_batched(const Supervised<Sequential, Lik>& model,
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     with_block_deltas(model, theta, block,
                       [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
-                          const ad::Tape<double>& t, const Eigen::MatrixXd& Yb) {
+                          const ad::Recording<double>& rec, const Eigen::MatrixXd& Yb) {
                         const Eigen::Index B = end - begin;
                         for (Eigen::Index i = 0; i < B; ++i) {
                           double* row = G.row(begin + i).data();
                           write_dense_rows(model.net(), pass, deltas, i, row);
                           for (int k = 0; k < np; ++k)
-                            row[model.likelihood_offset() + k] =
-                                t.adjoint(pass.eta(i, out + k).index());
+                            row[model.likelihood_offset() + k] = rec.adjoint(pass.eta(i, out + k));
                         }
                         if (losses) {
                           const Eigen::MatrixXd F = ad::values_of(pass.eta);
@@ -254,7 +221,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
     with_block_deltas(
         model, theta, block,
         [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
-            const ad::Tape<double>& t, const Eigen::MatrixXd&) {
+            const ad::Recording<double>& rec, const Eigen::MatrixXd&) {
           using Map = Eigen::Map<RowMajorMatrix<double>>;
           for (std::size_t k = 0; k < deltas.size(); ++k) {
             const DenseSlot& d = model.net().dense_layers()[k];
@@ -271,7 +238,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
           for (int k = 0; k < np; ++k) {
             double sk = 0.0, qk = 0.0;
             for (Eigen::Index i = 0; i < end - begin; ++i) {
-              const double g = t.adjoint(pass.eta(i, out + k).index());
+              const double g = rec.adjoint(pass.eta(i, out + k));
               sk += g;
               qk += g * g;
             }
@@ -302,28 +269,20 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   J.resize(n * K, P);
   if (outputs) outputs->resize(n, K);
   ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
-    ad::TapeScope<double> scope;
-    ad::Tape<double>& t = scope.tape();
-    const ad::VarVector<double> th = register_inputs(t, theta);
-    const ad::index_t first = P > 0 ? th(0).index() : 0;
-    const auto after_inputs = t.mark();
+    ad::Recording<double> rec;
+    const ad::VarVector<double> th = rec.inputs(theta);
+    const auto after_inputs = rec.mark();
     for (Eigen::Index i = begin; i < end; ++i) {
       const ad::VarVector<double> f = model.example_output(th, idx[static_cast<std::size_t>(i)]);
       if (outputs)
         for (Eigen::Index k = 0; k < K; ++k) (*outputs)(i, k) = f(k).value();
       for (Eigen::Index k = 0; k < K; ++k) {
-        auto row = J.row(i * K + k);
-        if (!f(k).is_active()) {
-          row.setZero();
-          continue;
-        }
-        t.zero_adjoints();
-        t.adjoint(f(k).index()) = 1.0;
-        t.reverse(after_inputs);
-        for (Eigen::Index p = 0; p < P; ++p)
-          row(p) = t.adjoint(first + static_cast<ad::index_t>(p));
+        if (rec.backward(f(k)))
+          J.row(i * K + k) = rec.adjoints(th).transpose();
+        else
+          J.row(i * K + k).setZero();
       }
-      t.rewind(after_inputs);
+      rec.rewind(after_inputs);
     }
   });
 }
@@ -336,20 +295,16 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
 template <class Lik, class Use>
 void with_block_output_deltas(const Supervised<Sequential, Lik>& model,
                               const Eigen::VectorXd& theta, ExampleIndices block, Use&& use) {
-  ad::TapeScope<double> scope;
-  ad::Tape<double>& t = scope.tape();
+  ad::Recording<double> rec;
   BatchedPass pass;
   Eigen::MatrixXd xbuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
-  const auto B = static_cast<Eigen::Index>(block.size());
+  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
   const Eigen::Index out = model.net().output_dim();
   std::vector<std::vector<RowMatrixXd>> deltas(static_cast<std::size_t>(out));
   for (Eigen::Index k = 0; k < out; ++k) {
-    t.zero_adjoints();
-    for (Eigen::Index i = 0; i < B; ++i) t.adjoint(pass.eta(i, k).index()) = 1.0;
-    t.reverse(scope.mark());
+    rec.backward(pass.eta.col(k));
     for (std::size_t l = 0; l < pass.pre.size(); ++l)
-      deltas[static_cast<std::size_t>(k)].push_back(pass.delta(l, t));
+      deltas[static_cast<std::size_t>(k)].push_back(pass.delta(l, rec));
   }
   use(static_cast<const BatchedPass&>(pass),
       static_cast<const std::vector<std::vector<RowMatrixXd>>&>(deltas));

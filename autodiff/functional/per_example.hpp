@@ -26,10 +26,9 @@
 #include <tbb/task_arena.h>
 
 #include <autodiff/core/dual.hpp>
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/hessian.hpp>
-#include <autodiff/functional/value_and_gradient.hpp>
+#include <autodiff/functional/recording.hpp>
 
 namespace ngvi::ad {
 
@@ -98,23 +97,17 @@ void per_example_gradients(F&& loss, const Eigen::Ref<const Eigen::VectorXd>& th
   G.resize(n_examples, P);
   if (losses) losses->resize(n_examples);
   parallel_blocks(n_examples, options, [&](Eigen::Index begin, Eigen::Index end) {
-    TapeScope<double> scope;
-    Tape<double>& t = scope.tape();
-    const VarVector<double> th = detail::make_inputs<double>(t, theta);
-    const index_t first = P > 0 ? th(0).index() : 0;
-    const auto after_inputs = t.mark();
+    Recording<double> rec;
+    const VarVector<double> th = rec.inputs(theta);
+    const auto after_inputs = rec.mark();
     for (Eigen::Index i = begin; i < end; ++i) {
       const Var<double> li = loss(th, i);
       if (losses) (*losses)(i) = li.value();
-      if (!li.is_active()) {
+      if (rec.backward(li))
+        G.row(i) = rec.adjoints(th).transpose();
+      else
         G.row(i).setZero();
-      } else {
-        t.zero_adjoints();
-        t.adjoint(li.index()) = 1.0;
-        t.reverse(after_inputs);
-        for (Eigen::Index p = 0; p < P; ++p) G(i, p) = t.adjoint(first + static_cast<index_t>(p));
-      }
-      t.rewind(after_inputs);
+      rec.rewind(after_inputs);
     }
   });
 }
