@@ -26,5 +26,6 @@
 #include <autodiff/functional/hvp.hpp>
 #include <autodiff/functional/jacobian.hpp>
 #include <autodiff/functional/per_example.hpp>
+#include <autodiff/functional/recording.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/verify.hpp>

@@ -25,11 +25,8 @@
 #include <string>
 
 #include <Eigen/Core>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 
 #include <autodiff/functional/per_example.hpp>
-#include <nn/parallel.hpp>
 
 namespace ngvi::vi {
 
@@ -99,16 +96,13 @@ inline Eigen::MatrixXd block_sums(std::span<const Eigen::Index> batch, const Bat
     add(blocks.block(batch, k), serial, acc);
     sums.col(static_cast<Eigen::Index>(k - first)) = acc;
   };
-  if (parallel.threads == 1 || last - first < 2) {
-    for (std::size_t k = first; k < last; ++k) one(k);
-    return sums;
-  }
-  nn::run_with_threads(parallel, [&](const ad::ParallelOptions&) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 1),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        for (std::size_t k = r.begin(); k < r.end(); ++k) one(k);
+  ad::ParallelOptions per_block = parallel;
+  per_block.grain = 1;
+  ad::parallel_blocks(static_cast<Eigen::Index>(last - first), per_block,
+                      [&](Eigen::Index begin, Eigen::Index end) {
+                        for (Eigen::Index k = begin; k < end; ++k)
+                          one(first + static_cast<std::size_t>(k));
                       });
-  });
   return sums;
 }
 

@@ -14,7 +14,6 @@
 #include <nn/layer.hpp>
 #include <nn/likelihoods/likelihoods.hpp>
 #include <nn/model_concept.hpp>
-#include <nn/parallel.hpp>
 #include <nn/parameters.hpp>
 #include <nn/per_example.hpp>
 #include <nn/sequential.hpp>

@@ -17,7 +17,7 @@
 //   Exact — it agrees with the generic route to rounding — and several times faster.
 //
 // Parallelism: examples are cut into fixed blocks of options.grain, independent of the
-// thread count (nn/parallel.hpp runs them on a cached arena of options.threads); each TBB task
+// thread count (ad::parallel_blocks runs them on a cached arena of options.threads); each TBB task
 // records its block on its thread's tape and writes only its rows. Every number therefore comes
 // from the same operations in the same order whatever the number of threads: results are bitwise
 // identical for 1, 2 or 7 threads. Reductions over examples (squared_column_mean) sum each column
@@ -34,13 +34,12 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/per_example.hpp>
+#include <autodiff/functional/recording.hpp>
 #include <nn/example_indices.hpp>
 #include <nn/model_concept.hpp>
-#include <nn/parallel.hpp>
 #include <nn/sequential.hpp>
 #include <nn/supervised.hpp>
 
@@ -51,16 +50,6 @@ using ad::RowMatrixXd;
 
 namespace detail {
 
-// θ as consecutive independent variables on t.
-inline ad::VarVector<double> register_inputs(ad::Tape<double>& t,
-                                             const Eigen::Ref<const Eigen::VectorXd>& x) {
-  ad::VarVector<double> v(x.size());
-  const ad::index_t first = t.new_indices(static_cast<std::size_t>(x.size()));
-  for (Eigen::Index i = 0; i < x.size(); ++i)
-    v(i) = ad::Var<double>::from_index(x(i), first + static_cast<ad::index_t>(i), t);
-  return v;
-}
-
 // One block's batched forward pass with θ as constants (see the top of this file).
 struct BatchedPass {
   std::vector<RowMatrixXd> inputs;         // per dense layer: input activations aᵢ (B×in)
@@ -68,14 +57,16 @@ struct BatchedPass {
   ad::VarMatrix<double> eta;               // B×output_dim: network outputs | likelihood parameters
 
   // δ = ∂(seeded output)/∂Z of dense layer k, row-major B×out. Cost: one copy of Z's adjoints.
-  RowMatrixXd delta(std::size_t k, const ad::Tape<double>& t) const { return pre[k].adjoint(t); }
+  RowMatrixXd delta(std::size_t k, const ad::Recording<double>& rec) const {
+    return rec.adjoints_of<RowMatrixXd>(pre[k]);
+  }
 };
 
 // Xb holds the block's inputs, one example per row. The first dense layer's output is the
 // first set of variables (θ is constant); from there on the activations are one MatrixVar.
 template <class Lik>
 void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
-                     const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Tape<double>& t,
+                     const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Recording<double>& rec,
                      BatchedPass& pass) {
   const Sequential& net = model.net();
   const Eigen::Index B = Xb.rows();
@@ -98,7 +89,7 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
           pass.inputs.emplace_back(Ad);
         Eigen::MatrixXd Z = pass.inputs.back() * Wt;
         Z.rowwise() += b;
-        A = ad::MatrixVar<double>::variables(Z);
+        A = rec.lift_matrix(Z);
         lifted = true;
       } else {
         pass.inputs.emplace_back(A.value());
@@ -118,9 +109,7 @@ void batched_forward(const Supervised<Sequential, Lik>& model, const Eigen::Vect
   pass.eta.leftCols(A.cols()) = A.to_eigen();
   for (int k = 0; k < np; ++k)
     pass.eta.col(A.cols() + k) =
-        ad::MatrixVar<double>::variables(
-            Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)))
-            .to_eigen();
+        rec.lift(Eigen::VectorXd::Constant(B, theta(model.likelihood_offset() + k)));
 }
 
 // Writes into row `row` of M the θ-gradient implied by the δs of example i of the block:
@@ -144,37 +133,29 @@ void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
                        Eigen::VectorXd* losses) {
   static_assert(require_separable_model<M>());
   nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_gradients");
-  run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_gradients(
-        [&model, idx](const auto& th, Eigen::Index k) {
-          return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
-        },
-        theta, static_cast<Eigen::Index>(idx.size()), G, o, losses);
-  });
+  ad::per_example_gradients(
+      [&model, idx](const auto& th, Eigen::Index k) {
+        return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
+      },
+      theta, static_cast<Eigen::Index>(idx.size()), G, options, losses);
 }
 
 // One block of the batched route: the forward pass on the block's rows, one reverse sweep of
-// Σᵢ ℓᵢ, and the δs of every dense layer; then use(pass, deltas, tape, Yb) with the block's
-// targets Yb, while the block's recording is still on the tape.
+// Σᵢ ℓᵢ, and the δs of every dense layer; then use(pass, deltas, rec, Yb) with the block's
+// targets Yb, while the block's recording rec (whose adjoints are those of Σᵢ ℓᵢ) is still open.
 template <class Lik, class Use>
 void with_block_deltas(const Supervised<Sequential, Lik>& model, const Eigen::VectorXd& theta,
                        ExampleIndices block, Use&& use) {
-  ad::TapeScope<double> scope;
-  ad::Tape<double>& t = scope.tape();
+  ad::Recording<double> rec;
   BatchedPass pass;
   Eigen::MatrixXd xbuf, ybuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
+  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
   const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
-  const ad::Var<double> L = model.likelihood().batch_nll(pass.eta, Yb);
-  t.zero_adjoints();
-  if (L.is_active()) {
-    t.adjoint(L.index()) = 1.0;
-    t.reverse(scope.mark());
-  }
+  rec.backward(model.likelihood().batch_nll(pass.eta, Yb));
   std::vector<RowMatrixXd> deltas;
-  for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, t));
+  for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, rec));
   use(static_cast<const BatchedPass&>(pass), static_cast<const std::vector<RowMatrixXd>&>(deltas),
-      static_cast<const ad::Tape<double>&>(t), Yb);
+      static_cast<const ad::Recording<double>&>(rec), Yb);
 }
 
 // Batched route: per block of idx one forward pass on the block's rows and one reverse sweep.
@@ -191,19 +172,18 @@ void gradients_batched(const Supervised<Sequential, Lik>& model,
   const Lik& lik = model.likelihood();
   const int np = lik.num_params();
   const Eigen::Index out = model.net().output_dim();
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     with_block_deltas(model, theta, block,
                       [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
-                          const ad::Tape<double>& t, const Eigen::MatrixXd& Yb) {
+                          const ad::Recording<double>& rec, const Eigen::MatrixXd& Yb) {
                         const Eigen::Index B = end - begin;
                         for (Eigen::Index i = 0; i < B; ++i) {
                           double* row = G.row(begin + i).data();
                           write_dense_rows(model.net(), pass, deltas, i, row);
                           for (int k = 0; k < np; ++k)
-                            row[model.likelihood_offset() + k] =
-                                t.adjoint(pass.eta(i, out + k).index());
+                            row[model.likelihood_offset() + k] = rec.adjoint(pass.eta(i, out + k));
                         }
                         if (losses) {
                           const Eigen::MatrixXd F = ad::values_of(pass.eta);
@@ -232,7 +212,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
   const int np = model.likelihood().num_params();
   std::vector<Eigen::VectorXd> block_sum(static_cast<std::size_t>((n + grain - 1) / grain)),
       block_squares(block_sum.size());
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     Eigen::VectorXd& s = block_sum[static_cast<std::size_t>(begin / grain)];
@@ -242,7 +222,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
     with_block_deltas(
         model, theta, block,
         [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
-            const ad::Tape<double>& t, const Eigen::MatrixXd&) {
+            const ad::Recording<double>& rec, const Eigen::MatrixXd&) {
           using Map = Eigen::Map<RowMajorMatrix<double>>;
           for (std::size_t k = 0; k < deltas.size(); ++k) {
             const DenseSlot& d = model.net().dense_layers()[k];
@@ -259,7 +239,7 @@ void gradient_moments_batched(const Supervised<Sequential, Lik>& model,
           for (int k = 0; k < np; ++k) {
             double sk = 0.0, qk = 0.0;
             for (Eigen::Index i = 0; i < end - begin; ++i) {
-              const double g = t.adjoint(pass.eta(i, out + k).index());
+              const double g = rec.adjoint(pass.eta(i, out + k));
               sk += g;
               qk += g * g;
             }
@@ -289,29 +269,21 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   const Eigen::Index P = model.num_params(), K = model.output_dim();
   J.resize(n * K, P);
   if (outputs) outputs->resize(n, K);
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
-    ad::TapeScope<double> scope;
-    ad::Tape<double>& t = scope.tape();
-    const ad::VarVector<double> th = register_inputs(t, theta);
-    const ad::index_t first = P > 0 ? th(0).index() : 0;
-    const auto after_inputs = t.mark();
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+    ad::Recording<double> rec;
+    const ad::VarVector<double> th = rec.inputs(theta);
+    const auto after_inputs = rec.mark();
     for (Eigen::Index i = begin; i < end; ++i) {
       const ad::VarVector<double> f = model.example_output(th, idx[static_cast<std::size_t>(i)]);
       if (outputs)
         for (Eigen::Index k = 0; k < K; ++k) (*outputs)(i, k) = f(k).value();
       for (Eigen::Index k = 0; k < K; ++k) {
-        auto row = J.row(i * K + k);
-        if (!f(k).is_active()) {
-          row.setZero();
-          continue;
-        }
-        t.zero_adjoints();
-        t.adjoint(f(k).index()) = 1.0;
-        t.reverse(after_inputs);
-        for (Eigen::Index p = 0; p < P; ++p)
-          row(p) = t.adjoint(first + static_cast<ad::index_t>(p));
+        if (rec.backward(f(k)))
+          J.row(i * K + k) = rec.adjoints(th).transpose();
+        else
+          J.row(i * K + k).setZero();
       }
-      t.rewind(after_inputs);
+      rec.rewind(after_inputs);
     }
   });
 }
@@ -324,20 +296,16 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
 template <class Lik, class Use>
 void with_block_output_deltas(const Supervised<Sequential, Lik>& model,
                               const Eigen::VectorXd& theta, ExampleIndices block, Use&& use) {
-  ad::TapeScope<double> scope;
-  ad::Tape<double>& t = scope.tape();
+  ad::Recording<double> rec;
   BatchedPass pass;
   Eigen::MatrixXd xbuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), t, pass);
-  const auto B = static_cast<Eigen::Index>(block.size());
+  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
   const Eigen::Index out = model.net().output_dim();
   std::vector<std::vector<RowMatrixXd>> deltas(static_cast<std::size_t>(out));
   for (Eigen::Index k = 0; k < out; ++k) {
-    t.zero_adjoints();
-    for (Eigen::Index i = 0; i < B; ++i) t.adjoint(pass.eta(i, k).index()) = 1.0;
-    t.reverse(scope.mark());
+    rec.backward(pass.eta.col(k));
     for (std::size_t l = 0; l < pass.pre.size(); ++l)
-      deltas[static_cast<std::size_t>(k)].push_back(pass.delta(l, t));
+      deltas[static_cast<std::size_t>(k)].push_back(pass.delta(l, rec));
   }
   use(static_cast<const BatchedPass&>(pass),
       static_cast<const std::vector<std::vector<RowMatrixXd>>&>(deltas));
@@ -357,7 +325,7 @@ void jacobians_batched(const Supervised<Sequential, Lik>& model,
   const Eigen::Index out = model.net().output_dim();
   J.resize(n * K, P);
   if (outputs) outputs->resize(n, K);
-  nn::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     with_block_output_deltas(
@@ -476,7 +444,7 @@ inline void add_column_sums(const RowMatrixXd& G, Eigen::VectorXd* sum, Eigen::V
   using Acc = Eigen::Array<double, Eigen::Dynamic, 1, 0, block, 1>;
   ParallelOptions cols = options;
   cols.grain = block;
-  nn::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
+  ad::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
     for (Eigen::Index b0 = p0; b0 < p1; b0 += block) {
       const Eigen::Index w = std::min(block, p1 - b0);
       Acc s = Acc::Zero(w), q = Acc::Zero(w);
@@ -620,13 +588,11 @@ void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd
   static_assert(require_separable_model<M>());
   nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_hessians");
   check_example_indices(idx, model.num_examples(), "per_example_hessians");
-  run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_hessians<K>(
-        [&model, idx](const auto& th, Eigen::Index k) {
-          return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
-        },
-        theta, static_cast<Eigen::Index>(idx.size()), hessians, o);
-  });
+  ad::per_example_hessians<K>(
+      [&model, idx](const auto& th, Eigen::Index k) {
+        return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
+      },
+      theta, static_cast<Eigen::Index>(idx.size()), hessians, options);
 }
 
 // ∇²ℓᵢ(θ) (P×P) for every example into hessians[i]. Cost: as above with N for |idx|; memory
@@ -637,11 +603,9 @@ void per_example_hessians(const M& model, const Eigen::Ref<const Eigen::VectorXd
                           const ParallelOptions& options = {}) {
   static_assert(require_separable_model<M>());
   nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::per_example_hessians");
-  run_with_threads(options, [&](const ParallelOptions& o) {
-    ad::per_example_hessians<K>(
-        [&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
-        model.num_examples(), hessians, o);
-  });
+  ad::per_example_hessians<K>(
+      [&model](const auto& th, Eigen::Index i) { return model.example_loss(th, i); }, theta,
+      model.num_examples(), hessians, options);
 }
 
 }  // namespace ngvi::nn

@@ -11,9 +11,9 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/dual.hpp>
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/concepts.hpp>
+#include <autodiff/functional/recording.hpp>
 
 namespace ngvi::ad {
 
@@ -26,26 +26,19 @@ Eigen::MatrixXd hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x, doubl
   const Eigen::Index n = x.size();
   Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
   if (grad) grad->setZero(n);
-  TapeScope<D> scope;
-  Tape<D>& t = scope.tape();
-  VarVector<D> xv(n);
+  Recording<D> rec;
+  Eigen::MatrixXd tangents(n, K);
   for (Eigen::Index j0 = 0; j0 < std::max<Eigen::Index>(n, 1); j0 += K) {
-    scope.rewind();
-    const index_t first = t.new_indices(static_cast<std::size_t>(n));
-    for (Eigen::Index i = 0; i < n; ++i) {
-      D xi(x(i));
-      if (i >= j0 && i < j0 + K) xi.d[i - j0] = 1.0;
-      xv(i) = Var<D>::from_index(xi, first + static_cast<index_t>(i), t);
-    }
+    rec.rewind();
+    const Eigen::Index cols = std::min<Eigen::Index>(K, n - j0);
+    tangents.setZero();
+    tangents.block(j0, 0, cols, cols).setIdentity();
+    const VarVector<D> xv = rec.inputs(x, tangents);
     const Var<D> y = f(xv);
     if (j0 == 0 && value) *value = y.value().v;
-    if (!y.is_active()) break;
-    t.zero_adjoints();
-    t.adjoint(y.index()) = D(1.0);
-    t.reverse(scope.mark());
-    const Eigen::Index cols = std::min<Eigen::Index>(K, n - j0);
+    if (!rec.backward(y)) break;
     for (Eigen::Index i = 0; i < n; ++i) {
-      const D& a = t.adjoint(first + static_cast<index_t>(i));
+      const D a = rec.adjoint(xv(i));
       if (j0 == 0 && grad) (*grad)(i) = a.v;
       for (Eigen::Index k = 0; k < cols; ++k) H(i, j0 + k) = a.d[k];
     }

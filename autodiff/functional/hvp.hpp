@@ -9,9 +9,9 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/dual.hpp>
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/concepts.hpp>
+#include <autodiff/functional/recording.hpp>
 
 namespace ngvi::ad {
 
@@ -26,22 +26,16 @@ double gradient_and_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
     throw std::invalid_argument("ngvi::ad::hvp: direction v has " + std::to_string(v.size()) +
                                 " entries, expected " + std::to_string(x.size()) +
                                 " (the size of x)");
-  TapeScope<D> scope;
-  Tape<D>& t = scope.tape();
+  Recording<D> rec;
   const Eigen::Index n = x.size();
-  VarVector<D> xv(n);
-  const index_t first = t.new_indices(static_cast<std::size_t>(n));
-  for (Eigen::Index i = 0; i < n; ++i)
-    xv(i) = Var<D>::from_index(D(x(i), 0, v(i)), first + static_cast<index_t>(i), t);
+  const VarVector<D> xv = rec.inputs(x, v);
   const Var<D> y = f(xv);
   grad.setZero(n);
   hv.setZero(n);
-  if (!y.is_active()) return y.value().v;
-  t.zero_adjoints();
-  t.adjoint(y.index()) = D(1.0);
-  t.reverse(scope.mark());
+  if (!rec.backward(y)) return y.value().v;
+  const auto adjoints = rec.adjoints(xv);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const D& a = t.adjoint(first + static_cast<index_t>(i));
+    const D& a = adjoints(i);
     grad(i) = a.v;
     hv(i) = a.d[0];
   }

@@ -6,10 +6,9 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/concepts.hpp>
-#include <autodiff/functional/value_and_gradient.hpp>
+#include <autodiff/functional/recording.hpp>
 
 namespace ngvi::ad {
 
@@ -21,9 +20,8 @@ Eigen::MatrixXd jacobian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                 "ngvi::ad::jacobian: the function must be callable with an Eigen column vector "
                 "of the AD scalar (write it generic: [](const auto& x) {...}) and return an "
                 "Eigen vector of that scalar");
-  TapeScope<double> scope;
-  Tape<double>& t = scope.tape();
-  const VarVector<double> xv = detail::make_inputs<double>(t, x);
+  Recording<double> rec;
+  const VarVector<double> xv = rec.inputs(x);
   const VarVector<double> y = f(xv);
   const Eigen::Index m = y.size(), n = x.size();
   if (value) {
@@ -31,13 +29,8 @@ Eigen::MatrixXd jacobian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
     for (Eigen::Index i = 0; i < m; ++i) (*value)(i) = y(i).value();
   }
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(m, n);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    if (!y(i).is_active()) continue;
-    t.zero_adjoints();
-    t.adjoint(y(i).index()) = 1.0;
-    t.reverse(scope.mark());
-    for (Eigen::Index j = 0; j < n; ++j) J(i, j) = t.adjoint(xv(j).index());
-  }
+  for (Eigen::Index i = 0; i < m; ++i)
+    if (rec.backward(y(i))) J.row(i) = rec.adjoints(xv).transpose();
   return J;
 }
 

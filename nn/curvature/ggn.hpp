@@ -24,8 +24,8 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/dual.hpp>
-#include <autodiff/core/tape_scope.hpp>
 #include <autodiff/eigen/num_traits.hpp>
+#include <autodiff/functional/recording.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/detail/blocked_sum.hpp>
 #include <nn/curvature/detail/jacobian_sandwich.hpp>
@@ -96,13 +96,8 @@ Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& th
   return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
                      [&](Eigen::Index k, Eigen::MatrixXd& acc) {
                        const Eigen::Index i = idx[static_cast<std::size_t>(k)];
-                       ad::TapeScope<D> scope;
-                       ad::Tape<D>& t = scope.tape();
-                       ad::VarVector<D> th(P);
-                       const ad::index_t first = t.new_indices(static_cast<std::size_t>(P));
-                       for (Eigen::Index p = 0; p < P; ++p)
-                         th(p) = ad::Var<D>::from_index(D(theta(p), 0, v(p)),
-                                                        first + static_cast<ad::index_t>(p), t);
+                       ad::Recording<D> rec;
+                       const ad::VarVector<D> th = rec.inputs(theta, v);
                        const ad::VarVector<D> out = model.example_output(th, i);
                        const Eigen::Index m = out.size();
                        Eigen::VectorXd f(m), Jv(m);
@@ -112,17 +107,9 @@ Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& th
                        }
                        const Eigen::VectorXd u =
                            output_curvature(model, f, i, options.output_curvature) * Jv;
-                       t.zero_adjoints();
-                       bool any = false;
-                       for (Eigen::Index q = 0; q < m; ++q) {
-                         if (!out(q).is_active()) continue;
-                         t.adjoint(out(q).index()) += D(u(q));
-                         any = true;
-                       }
-                       if (!any) return;
-                       t.reverse(scope.mark());
-                       for (Eigen::Index p = 0; p < P; ++p)
-                         acc(p, 0) += t.adjoint(first + static_cast<ad::index_t>(p)).v;
+                       if (!rec.backward(out, u)) return;
+                       const auto adjoints = rec.adjoints(th);
+                       for (Eigen::Index p = 0; p < P; ++p) acc(p, 0) += adjoints(p).v;
                      });
 }
 }  // namespace detail

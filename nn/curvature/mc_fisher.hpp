@@ -36,7 +36,6 @@
 #include <nn/curvature/options.hpp>
 #include <nn/curvature/output_jacobians.hpp>
 #include <nn/example_indices.hpp>
-#include <nn/parallel.hpp>
 
 namespace ngvi::nn {
 
@@ -122,15 +121,13 @@ ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::Vector
       targets[static_cast<std::size_t>(k * S + s)] = std::move(y[static_cast<std::size_t>(s)]);
   }
   ad::RowMatrixXd G;
-  run_with_threads(options.curvature.parallel, [&](const ad::ParallelOptions& par) {
-    ad::per_example_gradients(
-        [&](const auto& th, Eigen::Index q) {
-          return model.likelihood().nll(
-              model.example_output(th, idx[static_cast<std::size_t>(q / S)]),
-              targets[static_cast<std::size_t>(q)]);
-        },
-        theta, n * S, G, par);
-  });
+  ad::per_example_gradients(
+      [&](const auto& th, Eigen::Index q) {
+        return model.likelihood().nll(
+            model.example_output(th, idx[static_cast<std::size_t>(q / S)]),
+            targets[static_cast<std::size_t>(q)]);
+      },
+      theta, n * S, G, options.curvature.parallel);
   return G;
 }
 }  // namespace detail

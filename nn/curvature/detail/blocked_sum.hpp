@@ -17,7 +17,6 @@
 
 #include <autodiff/functional/per_example.hpp>
 #include <nn/curvature/options.hpp>
-#include <nn/parallel.hpp>
 
 namespace ngvi::nn::detail {
 
@@ -36,7 +35,7 @@ Eigen::MatrixXd blocked_range_sum(Eigen::Index n, Eigen::Index rows, Eigen::Inde
   par.grain = std::max({par.grain, min_grain, Eigen::Index{1}});
   const Eigen::Index blocks = (n + par.grain - 1) / par.grain;
   std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(blocks));
-  nn::parallel_blocks(n, par, [&](Eigen::Index begin, Eigen::Index end) {
+  ad::parallel_blocks(n, par, [&](Eigen::Index begin, Eigen::Index end) {
     Eigen::MatrixXd& acc = partial[static_cast<std::size_t>(begin / par.grain)];
     acc.setZero(rows, cols);
     body(begin, end, acc);

@@ -4,6 +4,7 @@
 // hessian() of each term; a negative thread count is rejected with a message.
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
@@ -100,8 +101,32 @@ BOOST_AUTO_TEST_CASE(per_example_hessians_match_hessian_of_each_term) {
 BOOST_AUTO_TEST_CASE(negative_thread_count_is_rejected) {
   const Terms terms;
   ad::RowMatrixXd G;
-  BOOST_CHECK_THROW(ad::per_example_gradients(terms, theta0(), 10, G, {-1, 4}),
-                    std::invalid_argument);
+  BOOST_CHECK_EXCEPTION(ad::per_example_gradients(terms, theta0(), 10, G, {-1, 4}),
+                        std::invalid_argument, [](const std::invalid_argument& e) {
+                          const std::string what = e.what();
+                          return what.find("ngvi::ad::parallel_blocks") != std::string::npos &&
+                                 what.find("threads = -1") != std::string::npos;
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(blocks_on_a_kept_arena_cover_every_index_once_in_fixed_blocks) {
+  // The same thread count twice (the second call runs on the kept arena) and another count:
+  // each index visited exactly once, by the block [⌊i/grain⌋·grain, …) that contains it.
+  for (int threads : {3, 3, 2}) {
+    const Eigen::Index n = 101, grain = 7;
+    std::vector<int> visits(static_cast<std::size_t>(n), 0);
+    std::vector<Eigen::Index> block_of(static_cast<std::size_t>(n), -1);
+    ad::parallel_blocks(n, {threads, grain}, [&](Eigen::Index begin, Eigen::Index end) {
+      for (Eigen::Index i = begin; i < end; ++i) {
+        ++visits[static_cast<std::size_t>(i)];
+        block_of[static_cast<std::size_t>(i)] = begin;
+      }
+    });
+    for (Eigen::Index i = 0; i < n; ++i) {
+      BOOST_TEST(visits[static_cast<std::size_t>(i)] == 1);
+      BOOST_TEST(block_of[static_cast<std::size_t>(i)] == i / grain * grain);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
