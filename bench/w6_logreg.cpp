@@ -1,5 +1,6 @@
 // W6: logistic regression NLL Σ log(1 + exp(z)) − y z, z = X w + b, d = 30, N = 569 (P = 31):
-// value + gradient, and value + gradient + exact 31×31 Hessian.
+// value + gradient, and value + gradient + exact 31×31 Hessian. The scalar-loop model's Hessian
+// row is in w6_logreg_hessian_scalar.cpp (the GCC 12 crash described in w4_hessian.cpp).
 #include "drivers.hpp"
 #include "ngvi_models.hpp"
 
@@ -48,14 +49,6 @@ void w6h_analytic(benchmark::State& st) {
   }
 }
 NGVI_BENCH(w6h_analytic, ADB_W6H, "analytic");
-
-void w6h_ngvi_scalar(benchmark::State& st) {
-  const adb::LrData& d = data().lr;
-  run_hessian<8>(
-      st, [&d](const auto& th) { return logreg_loss_loop(th, d); }, to_eigen(d.theta),
-      ref().r.w6_hess, ref().w6_f);
-}
-NGVI_BENCH(w6h_ngvi_scalar, ADB_W6H, "ngvi_scalar");
 
 template <int K>
 void w6h_ngvi_fused(benchmark::State& st) {

@@ -54,11 +54,7 @@ struct Dense {
   // nodes and up to three GEMMs in the reverse sweep.
   template <ad::MatrixArgument MX, ad::MatrixArgument MW, ad::MatrixArgument MB>
   static auto apply(const MX& X, const MW& W, const MB& b) {
-    if (X.cols() != W.cols())
-      throw std::invalid_argument("ngvi::nn::Dense: input batch has " + std::to_string(X.cols()) +
-                                  " columns but the layer expects " + std::to_string(W.cols()) +
-                                  " inputs");
-    return ad::add_rowwise(ad::matmul(X, W.transpose()), b);
+    return apply_transposed(X, W.transpose(), b);
   }
 
   // The same with Wᵀ (in×out) given instead of W: θ's row-major W read column-major is Wᵀ, so

@@ -4,6 +4,7 @@
 // batch stored one example per row); add_colwise(M, c) = M + c·1ᵀ. The reverse step passes
 // the output adjoints to M and their column (row) sums to the vector, summed in an order that
 // depends only on the shape (fixed_order_sum for columns, column by column for rows).
+// Either argument may be an ad::MatrixVar (matrix_var.hpp) or the transpose() view of one.
 // Cost: one pass forward, one pass backward.
 #pragma once
 
@@ -80,13 +81,8 @@ auto broadcast_add(const M& m, const V& v, const char* name) {
     for (Eigen::Index j = 0; j < cols; ++j)
       for (Eigen::Index i = 0; i < rows; ++i)
         out[i + j * rows] = mv[i + j * rows] + vv[Rowwise ? j : i];
-    index_t first = no_index;
-    if (node->m.active || node->v.active) {
-      node->out_first = first = t.new_indices(static_cast<std::size_t>(rows * cols));
-      t.push_fused(node);
-    }
     return node_result<as_handle, Rows, Cols>(
-        MatrixVar<Real>(MatrixVarParts<Real>{rows, cols, out, first}));
+        close_node(t, node, node->out_first, rows, cols, out, node->m.active || node->v.active));
   }
 }
 }  // namespace detail

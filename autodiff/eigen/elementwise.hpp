@@ -1,8 +1,10 @@
 // Coefficient-wise functions of whole matrices, each recorded as one fused node.
 //
 // tanh(M), exp(M), log1p_exp(M), ... (every unary function of expr/function_list.hpp) apply an
-// elementary function to every coefficient of an Eigen matrix of double or Var<Real>; cwise_product
-// / cwise_sum / cwise_difference combine two matrices of the same shape. On Var<double> the values
+// elementary function to every coefficient of an Eigen matrix of double or Var<Real>, or of an
+// ad::MatrixVar (matrix_var.hpp; the result is then one too); cwise_product / cwise_sum /
+// cwise_difference combine two matrices of the same shape, and scale(M, s) multiplies a
+// MatrixVar by a number. On Var<double> the values
 // and derivatives are computed by vectorised kernels and the reverse step is one vectorisable
 // multiply-add loop over the block (MatrixOperand::add_each). Both give the same bits wherever the
 // operands and the adjoints sit in memory: the kernels work on aligned copies
@@ -112,13 +114,10 @@ MatrixVar<Real> elementwise_node(Tape<Real>& t, const MatrixOperand<Real>& x, Re
       d[i] = Op::df(v, f[i]);
     }
   }
-  if (!x.active) return MatrixVar<Real>(MatrixVarParts<Real>{x.rows, x.cols, f, no_index});
   auto* node = t.arena().template create<UnaryElementwiseNode<Real>>();
   node->x = x;
   node->derivative = d;
-  node->out_first = t.new_indices(static_cast<std::size_t>(n));
-  t.push_fused(node);
-  return MatrixVar<Real>(MatrixVarParts<Real>{x.rows, x.cols, f, node->out_first});
+  return close_node(t, node, node->out_first, x.rows, x.cols, f, x.active);
 }
 
 template <class Op, class Derived>
@@ -210,13 +209,8 @@ auto binary_elementwise(const A& a, const B& b, const char* name) {
       else
         out[k] = av[k] * bv[k];
     }
-    index_t first = no_index;
-    if (node->a.active || node->b.active) {
-      node->out_first = first = t.new_indices(static_cast<std::size_t>(n));
-      t.push_fused(node);
-    }
-    return node_result<as_handle, Rows, Cols>(
-        MatrixVar<Real>(MatrixVarParts<Real>{a.rows(), a.cols(), out, first}));
+    return node_result<as_handle, Rows, Cols>(close_node(
+        t, node, node->out_first, a.rows(), a.cols(), out, node->a.active || node->b.active));
   }
 }
 
@@ -257,15 +251,10 @@ MatrixVar<Real> scale(const MatrixVar<Real>& m, double s) {
   const detail::MatrixOperand<Real> x = detail::operand_of(t, m);
   Real* out = t.arena().template allocate_array<Real>(static_cast<std::size_t>(x.size()));
   for (Eigen::Index k = 0; k < x.size(); ++k) out[k] = x.values[k] * s;
-  index_t first = no_index;
-  if (x.active) {
-    auto* node = t.arena().template create<detail::ScaleNode<Real>>();
-    node->x = x;
-    node->s = s;
-    node->out_first = first = t.new_indices(static_cast<std::size_t>(x.size()));
-    t.push_fused(node);
-  }
-  return MatrixVar<Real>(detail::MatrixVarParts<Real>{x.rows, x.cols, out, first});
+  auto* node = t.arena().template create<detail::ScaleNode<Real>>();
+  node->x = x;
+  node->s = s;
+  return detail::close_node(t, node, node->out_first, x.rows, x.cols, out, x.active);
 }
 
 }  // namespace ngvi::ad

@@ -1,6 +1,7 @@
 // matmul: a matrix product recorded as one fused node.
 //
-// C = A·B where A and B are Eigen matrices of double or of Var<Real>. The node stores both
+// C = A·B where A and B are Eigen matrices of double or of Var<Real>, or ad::MatrixVar handles
+// (matrix_var.hpp), whose values the node then shares instead of copying. The node stores both
 // operands' values; its reverse step is two matrix products, Ā += C̄·Bᵀ and B̄ += Aᵀ·C̄, run by
 // Eigen's GEMM into aligned per-thread scratch, then added to the adjoints coefficient by
 // coefficient, so the result does not depend on where the adjoints sit. Cost: forward one
@@ -77,12 +78,7 @@ MatrixVar<Dual<double, K>> dual_matmul(Tape<Dual<double, K>>& t, const A& a, con
     c[i].v = cv[i];
     for (int k = 0; k < K; ++k) c[i].d[k] = cd[k * m * n + i];
   }
-  index_t first = no_index;
-  if (node->a.active || node->b.active) {
-    node->c_first = first = t.new_indices(static_cast<std::size_t>(m * n));
-    t.push_fused(node);
-  }
-  return MatrixVar<Real>(MatrixVarParts<Real>{m, n, c, first});
+  return close_node(t, node, node->c_first, m, n, c, node->a.active || node->b.active);
 }
 
 }  // namespace detail
@@ -118,13 +114,8 @@ auto matmul(const A& a, const B& b) {
       Real* c = t.arena().template allocate_array<Real>(static_cast<std::size_t>(m * n));
       Eigen::Map<detail::RealMatrix<Real>, Eigen::AlignedMax>(c, m, n).noalias() =
           node->a.value_map() * node->b.value_map();
-      index_t first = no_index;
-      if (node->a.active || node->b.active) {
-        node->c_first = first = t.new_indices(static_cast<std::size_t>(m * n));
-        t.push_fused(node);
-      }
       return detail::node_result<as_handle, Rows, Cols>(
-          MatrixVar<Real>(detail::MatrixVarParts<Real>{m, n, c, first}));
+          detail::close_node(t, node, node->c_first, m, n, c, node->a.active || node->b.active));
     }
   }
 }

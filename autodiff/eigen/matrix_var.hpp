@@ -252,6 +252,21 @@ struct GatherNode {
   }
 };
 
+// Closes a fused node whose output is n values at `values`: when any operand is active, gives
+// the output n fresh variables (their first stored in out_first, which the node's reverse step
+// reads) and pushes the node; otherwise the output is a constant and nothing is recorded.
+// Returns the output's handle.
+template <class Real, class Node>
+MatrixVar<Real> close_node(Tape<Real>& t, Node* node, index_t& out_first, Eigen::Index rows,
+                           Eigen::Index cols, const Real* values, bool active) {
+  index_t first = no_index;
+  if (active) {
+    out_first = first = t.new_indices(static_cast<std::size_t>(rows * cols));
+    t.push_fused(node);
+  }
+  return MatrixVar<Real>(MatrixVarParts<Real>{rows, cols, values, first});
+}
+
 // The handle of operand op (its values already in the arena of t): op itself when its indices
 // are consecutive or it is constant, otherwise fresh variables by one GatherNode.
 template <class Real>
@@ -261,9 +276,7 @@ MatrixVar<Real> handle_of(Tape<Real>& t, const MatrixOperand<Real>& op) {
         MatrixVarParts<Real>{op.rows, op.cols, op.values, op.active ? op.first : no_index});
   auto* node = t.arena().template create<GatherNode<Real>>();
   node->x = op;
-  node->out_first = t.new_indices(static_cast<std::size_t>(op.size()));
-  t.push_fused(node);
-  return MatrixVar<Real>(MatrixVarParts<Real>{op.rows, op.cols, op.values, node->out_first});
+  return close_node(t, node, node->out_first, op.rows, op.cols, op.values, true);
 }
 
 // The node's view of a transpose: the values transposed into the arena and, unless the matrix

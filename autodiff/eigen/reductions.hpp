@@ -1,11 +1,12 @@
 // Reductions of matrices to a scalar, each recorded as one tape entry.
 //
 // sum(M), dot(a, b), squared_norm(M) and log_sum_exp(M) over Eigen matrices of double or
-// Var<Real>. sum and squared_norm are fused nodes whose reverse step is one vectorisable pass
-// over the operand's adjoints (no per-coefficient operand records); dot and log_sum_exp are
-// single statements whose operands are the coefficients (2n for dot when both sides are
-// variables). The forward sums run in coefficient order, so no result depends on where the
-// operands sit in memory. Cost: one pass forward, one pass backward.
+// Var<Real>; sum, dot and squared_norm also over ad::MatrixVar handles (matrix_var.hpp). sum and
+// squared_norm are fused nodes whose reverse step is one vectorisable pass over the operand's
+// adjoints (no per-coefficient operand records); dot and log_sum_exp are single statements whose
+// operands are the coefficients (2n for dot when both sides are variables). The forward sums run in
+// coefficient order, so no result depends on where the operands sit in memory. Cost: one pass
+// forward, one pass backward.
 #pragma once
 
 #include <cmath>

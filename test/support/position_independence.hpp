@@ -33,6 +33,17 @@
 
 namespace ngvi::test {
 
+// Deterministic values in (lo, lo + width), spread by the golden ratio: test points and data
+// matrices for the position-independence cases.
+inline Eigen::VectorXd spread(Eigen::Index n, double lo, double width, double phase = 0.0) {
+  Eigen::VectorXd x(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double u = 0.6180339887498949 * static_cast<double>(i + 1) + phase;
+    x(i) = lo + width * (u - std::floor(u));
+  }
+  return x;
+}
+
 struct TapePrefix {
   enum class Kind { variables, elementwise, product };
   Kind kind = Kind::variables;

@@ -20,6 +20,7 @@
 namespace {
 
 namespace ad = ngvi::ad;
+using ngvi::test::spread;
 
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
@@ -27,15 +28,6 @@ template <class T>
 using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <class T>
 using ColMap = Eigen::Map<const Mat<T>>;
-
-Eigen::VectorXd spread(Eigen::Index n, double lo, double width, double phase = 0.0) {
-  Eigen::VectorXd x(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double u = 0.6180339887498949 * static_cast<double>(i + 1) + phase;
-    x(i) = lo + width * (u - std::floor(u));
-  }
-  return x;
-}
 
 // A 3-4-1 tanh MLP on 7 examples; θ = [W1ᵀ (3×4, column-major) | b1 | w2 | b2], 21 entries.
 struct Data {

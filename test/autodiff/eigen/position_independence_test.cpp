@@ -20,6 +20,7 @@ namespace {
 
 namespace ad = ngvi::ad;
 using ngvi::test::check_position_independence;
+using ngvi::test::spread;
 
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
@@ -30,15 +31,6 @@ using ColMap = Eigen::Map<const Mat<T>>;
 template <class T>
 using RowMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 
-// Deterministic values in (lo, lo + width), spread by the golden ratio.
-Eigen::VectorXd spread(Eigen::Index n, double lo, double width, double phase = 0.0) {
-  Eigen::VectorXd x(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double u = 0.6180339887498949 * static_cast<double>(i + 1) + phase;
-    x(i) = lo + width * (u - std::floor(u));
-  }
-  return x;
-}
 Eigen::MatrixXd data_matrix(Eigen::Index r, Eigen::Index c, double phase) {
   return spread(r * c, -1.0, 2.0, phase).reshaped(r, c);
 }
