@@ -353,7 +353,13 @@ template <class Real>
 template <class Derived>
 MatrixVar<Real>::MatrixVar(const Eigen::MatrixBase<Derived>& m) {
   Tape<Real>& t = active_tape<Real>();
-  *this = detail::handle_of(t, detail::save_operand(t, m));
+  const detail::MatrixOperand<Real> op = detail::save_operand(t, m);
+  *this = detail::handle_of(t, op);
+  // Taken as they are, the variables keep the stamp they were recorded with (a driver may have
+  // rewound to just after them since, which gives the tape a new stamp).
+  if constexpr (is_var_v<typename Derived::Scalar>) {
+    if (op.active && op.indices == nullptr) stamp_ = m.derived().coeff(0, 0).stamp();
+  }
 }
 
 template <class Real>
