@@ -199,7 +199,16 @@ class Tape {
   }
 
   // Forgets everything recorded after `m`; the memory is kept for the next recording.
-  void rewind(const Mark& m) {
+  // Cost: O(1) (one out-of-line call).
+  //
+  // Out of line on purpose. Inlined, GCC 12 at -O3 (its tree-PRE pass) forwarded the arena
+  // position one recording's rewind stored to the mark the next Recording took of the tape,
+  // across the end of the first Recording's lifetime, and read that mark from a stack slot
+  // that by then held something else: the Hessian loop of bench W4 then rewound the arena to
+  // a block index of about 1.6e7 and grew it by a doubling block per recording until
+  // std::bad_alloc (-fno-tree-pre, or -O2, or this attribute each removed it; ASan and UBSan
+  // found nothing). A call per recording costs nothing next to the recording.
+  [[gnu::noinline]] void rewind(const Mark& m) {
     statements_.resize_down(m.statements);
     partials_.resize_down(m.operands);
     indices_.resize_down(m.operands);

@@ -5,7 +5,8 @@
 // NaN), and into ngvi_autodiff_checked_tests with NGVI_AD_CHECKED=1, where a Var from a
 // rewound scope or from another thread's tape throws usage_error and a domain error throws
 // domain_error naming the function and the argument. Cases that only make sense in one mode
-// are compiled for that mode only, so every build runs the cases of both.
+// are compiled for that mode only, so every build runs the cases of both. Checked mode also
+// accepts a matrix variable of variables recorded before a rewind to just after them.
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -24,6 +25,8 @@
 #include <autodiff/core/dual.hpp>
 #include <autodiff/core/tape_scope.hpp>
 #include <autodiff/core/var.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
+#include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/functional/hvp.hpp>
@@ -335,6 +338,30 @@ BOOST_AUTO_TEST_CASE(a_domain_error_inside_a_driver_leaves_the_tape_as_it_was) {
   NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(f, Eigen::Vector2d(3.0, 2.0)),
                                 Eigen::Vector2d(2.0, 0.0), tol::closed_form,
                                 "gradient after the error"));
+}
+
+BOOST_AUTO_TEST_CASE(a_handle_of_variables_kept_across_a_rewind_is_not_stale) {
+  // The per-example drivers register θ once and rewind to just after it for each example,
+  // which gives the tape a new stamp; a handle made afterwards of θ's (consecutive) variables
+  // must keep their stamp, or checked mode refuses it as coming from another tape.
+  TapeScope<double> scope;
+  Tape<double>& t = scope.tape();
+  ngvi::ad::VarVector<double> theta(6);
+  for (Eigen::Index i = 0; i < 6; ++i)
+    theta(i) = Var<double>::independent(0.5 * static_cast<double>(i) - 1.0);
+  const Tape<double>::Mark after_theta = t.mark();
+  for (int example = 0; example < 3; ++example) {
+    BOOST_TEST_CONTEXT("example " << example) {
+      t.rewind(after_theta);
+      const ngvi::ad::MatrixVar<double> W(
+          Eigen::Map<const ngvi::ad::VarMatrix<double>>(theta.data(), 2, 3));
+      Var<double> y;
+      BOOST_CHECK_NO_THROW(y = ngvi::ad::squared_norm(W));
+      BOOST_TEST(y.value() == theta.unaryExpr([](const Var<double>& v) {
+        return v.value() * v.value();
+      }).sum());
+    }
+  }
 }
 
 #endif  // NGVI_AD_CHECKED

@@ -3,14 +3,20 @@
 // exact to rounding), against finite differences of the AD gradient and the hvp columns
 // (check_hessian); blocking: K = 1, 3 (not a divisor of n: a partial last block) and the
 // default 8 agree; the value and gradient outputs; constant functions and n = 0; and the
-// regression of pow(x, y) at y = 0, whose cross partial 1/x used to be lost.
+// regression of pow(x, y) at y = 0, whose cross partial 1/x used to be lost; and repeated
+// Hessians at two K of a model on matrix variables, which must reuse the tapes' memory (an
+// inlined Tape::rewind was miscompiled by GCC 12 at -O3 into an ever-growing arena).
 #include <cmath>
 #include <type_traits>
 
 #include <Eigen/Core>
 #include <boost/test/unit_test.hpp>
 
+#include <autodiff/core/active_tape.hpp>
 #include <autodiff/core/var.hpp>
+#include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/matrix_var_operators.hpp>
+#include <autodiff/eigen/reductions.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/operators.hpp>
@@ -54,6 +60,40 @@ Eigen::VectorXd test_point(Eigen::Index n) {
   Eigen::VectorXd x(n);
   for (Eigen::Index i = 0; i < n; ++i) x(i) = 0.9 * std::cos(0.7 * static_cast<double>(i) + 0.3);
   return x;
+}
+
+// ½‖tanh(X W) v − y‖² with W (3×4) and v (4) packed in θ (16), on matrix variables.
+struct MatrixMlpLoss {
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  template <class Theta>
+  auto operator()(const Theta& theta) const {
+    using S = typename Theta::Scalar;
+    const auto W = ngvi::ad::as_matrix(Eigen::Map<const Eigen::Matrix<S, 3, 4>>(theta.data()));
+    const auto v = ngvi::ad::as_matrix(theta.tail(4));
+    return S(0.5 * ngvi::ad::squared_norm(ngvi::ad::tanh(X * W) * v - y));
+  }
+};
+
+// Hessians of f at x in rounds, K = 4 and K = 8 alternating: every round gives the same bits,
+// and after the first round neither Dual tape allocates.
+void check_repeated_hessians(const MatrixMlpLoss& f, const Eigen::VectorXd& x) {
+  using ngvi::ad::Dual;
+  const Eigen::MatrixXd H4 = ngvi::ad::hessian<4>(f, x);
+  const Eigen::MatrixXd H8 = ngvi::ad::hessian<8>(f, x);
+  const auto& tape4 = ngvi::ad::active_tape<Dual<double, 4>>();
+  const auto& tape8 = ngvi::ad::active_tape<Dual<double, 8>>();
+  const std::size_t allocs4 = tape4.allocation_count(), allocs8 = tape8.allocation_count();
+  for (int round = 0; round < 5; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian<4>(f, x), H4, tol::exact, "K = 4 again"));
+      NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian<8>(f, x), H8, tol::exact, "K = 8 again"));
+      BOOST_TEST(tape4.allocation_count() == allocs4);
+      BOOST_TEST(tape8.allocation_count() == allocs8);
+    }
+  }
+  NGVI_CHECK_REPORT(vf::compare(H4, H8, tol::ad_vs_ad, "K = 4 vs K = 8"));
+  NGVI_CHECK_REPORT(vf::check_hessian(f, x));
 }
 
 }  // namespace
@@ -162,6 +202,16 @@ BOOST_AUTO_TEST_CASE(constant_functions_and_empty_inputs) {
   NGVI_CHECK_REPORT(vf::compare(ngvi::ad::hessian(linear, Eigen::Vector3d(1, 2, 3)),
                                 Eigen::Matrix3d::Zero(), tol::exact,
                                 "Hessian of a linear function"));
+}
+
+BOOST_AUTO_TEST_CASE(repeated_hessians_at_two_block_sizes_reuse_the_tapes) {
+  MatrixMlpLoss f{Eigen::MatrixXd(6, 3), Eigen::VectorXd(6)};
+  for (Eigen::Index i = 0; i < 6; ++i) {
+    for (Eigen::Index j = 0; j < 3; ++j)
+      f.X(i, j) = std::sin(1.3 * static_cast<double>(i) - 0.7 * static_cast<double>(j));
+    f.y(i) = 0.2 * static_cast<double>(i) - 0.5;
+  }
+  check_repeated_hessians(f, test_point(16));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
