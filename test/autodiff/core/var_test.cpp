@@ -357,9 +357,8 @@ BOOST_AUTO_TEST_CASE(a_handle_of_variables_kept_across_a_rewind_is_not_stale) {
           Eigen::Map<const ngvi::ad::VarMatrix<double>>(theta.data(), 2, 3));
       Var<double> y;
       BOOST_CHECK_NO_THROW(y = ngvi::ad::squared_norm(W));
-      BOOST_TEST(y.value() == theta.unaryExpr([](const Var<double>& v) {
-        return v.value() * v.value();
-      }).sum());
+      BOOST_TEST(y.value() ==
+                 theta.unaryExpr([](const Var<double>& v) { return v.value() * v.value(); }).sum());
     }
   }
 }

@@ -16,8 +16,8 @@
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/elementwise.hpp>
 #include <autodiff/eigen/matrix_var_operators.hpp>
-#include <autodiff/eigen/reductions.hpp>
 #include <autodiff/eigen/num_traits.hpp>
+#include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/functional/hessian.hpp>
