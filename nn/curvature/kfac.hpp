@@ -23,10 +23,12 @@
 // How the pieces are computed: A from one batched double forward pass (Sequential's
 // forward_with_cache, which keeps every dense layer's input). Since zᵢ = W aᵢ + b, ∂/∂zᵢ is
 // ∂/∂b: δᵢ and Jzᵢ are the bias columns of the per-example gradient and of the output
-// Jacobian Jᵢ, so every S comes from the output Jacobian (reverse mode, one sweep per output)
-// and output-space quantities, by the Gauss-Newton's and the Monte-Carlo Fisher's sum
-// (detail::jacobian_sandwich_sum) restricted to the bias columns. The targets
-// of sampled_fisher are those mc_fisher draws for the same seed and stream.
+// Jacobian Jᵢ, so every S comes from Jzᵢ and output-space quantities, by the Gauss-Newton's and
+// the Monte-Carlo Fisher's sum (detail::jacobian_sandwich_sum) restricted to the bias columns.
+// For Supervised<Sequential, L> those columns are the per-example δs of the batched route (one
+// batched forward pass and one reverse sweep per output per block), read directly: the other
+// columns of Jᵢ are never formed. The targets of sampled_fisher are those mc_fisher draws for
+// the same seed and stream.
 #pragma once
 
 #include <cstdint>
@@ -175,9 +177,11 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
 }  // namespace detail
 
 // The K-FAC factors of every dense layer of model.net(), in layer order.
-// Cost: one batched double forward pass (A) + nn's per-example Jacobians + N·(m·Σout² +
-// samples·m) flops for S, over the threads. Memory: per task a block's B·m·P Jacobians (the
-// columns used are only the biases') + O(Σ(in+1)² + (Σout)²·reduction_blocks).
+// Cost: one batched double forward pass (A) + per block of examples one batched forward pass
+// and m reverse sweeps (the δs) + N·(m·Σout² + samples·m) flops for S, over the threads (for
+// a model other than Supervised<Sequential, L>: nn's per-example Jacobians instead of the δs).
+// Memory: per task a block's B·m·Σout bias columns (B·m·P Jacobians on the generic route) +
+// O(Σ(in+1)² + (Σout)²·reduction_blocks).
 template <class Model>
 std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd& theta,
                                       const KfacOptions& options = {}) {

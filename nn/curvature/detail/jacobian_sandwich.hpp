@@ -9,7 +9,11 @@
 //  * its Jacobians come from nn's per-example route on the block, run as one task
 //    (nn/per_example.hpp: for Supervised<Sequential, L> one batched forward pass and one reverse
 //    sweep per network output, BackPACK-style; for any other OutputModel one recording per
-//    example), stacked as Jb (B·m × P), with the outputs fᵢ the Jacobians were taken at;
+//    example), stacked as Jb (B·m × P), with the outputs fᵢ the Jacobians were taken at; when
+//    only some columns are wanted (K-FAC's S factor wants the biases'), the batched route
+//    builds just those columns from the δs (a bias column of Jᵢ's row k is δᵢₖ, a weight
+//    column δᵢₖ·aᵢ, a likelihood parameter's a unit entry) — the same numbers as the columns
+//    of the full Jb, without its B·m·P entries;
 //  * full: Jbᵀ (M Jb) with M block-diagonal, one matrix product per block;
 //  * diagonal: the column sums of Jb ∘ (M Jb) — except on the batched route, which never forms
 //    Jb: dense layer l's weight columns of Jᵢ's row k are δᵢₖaᵢᵀ (δᵢₖ = ∂fᵢₖ/∂zᵢ, aᵢ the layer's
@@ -37,6 +41,61 @@ enum class SandwichShape {
   full,      // Σᵢ Jᵢᵀ Mᵢ Jᵢ, symmetrised
   diagonal,  // its diagonal, as a column
 };
+
+// The columns `columns` of the block's stacked Jacobians Jb (B·m × C, row i·m + k = ∂fᵢₖ/∂θ)
+// from the batched route's δs, and the outputs F (B×m) they were taken at. Entry by entry the
+// same numbers as those columns of jacobians_batched's Jb (one product δ·a per weight entry).
+// Cost: one batched forward pass + net.output_dim() reverse sweeps + O(B·m·C).
+template <class Lik>
+void batched_jacobian_columns(const Supervised<Sequential, Lik>& model,
+                              const Eigen::VectorXd& theta, ExampleIndices block,
+                              std::span<const Eigen::Index> columns, RowMatrixXd& J,
+                              Eigen::MatrixXd& F) {
+  const auto B = static_cast<Eigen::Index>(block.size());
+  const auto C = static_cast<Eigen::Index>(columns.size());
+  const Eigen::Index out = model.net().output_dim(), m = model.output_dim();
+  const Eigen::Index lik = model.likelihood_offset();
+  const std::vector<DenseSlot>& slots = model.net().dense_layers();
+  // Where column c comes from: dense layer `layer` (or −1 for a likelihood parameter), the
+  // unit r of its output and, for a weight, the input unit `input` (−1 for the bias).
+  struct Source {
+    int layer = -1;
+    Eigen::Index r = 0, input = -1;
+  };
+  std::vector<Source> source(static_cast<std::size_t>(C));
+  for (Eigen::Index c = 0; c < C; ++c) {
+    const Eigen::Index p = columns[static_cast<std::size_t>(c)];
+    Source& s = source[static_cast<std::size_t>(c)];
+    s.r = p - lik;
+    for (std::size_t l = 0; l < slots.size(); ++l) {
+      const DenseSlot& d = slots[l];
+      if (p >= d.weight.offset && p < d.weight.offset + d.out * d.in)
+        s = Source{static_cast<int>(l), (p - d.weight.offset) / d.in, (p - d.weight.offset) % d.in};
+      else if (p >= d.bias.offset && p < d.bias.offset + d.out)
+        s = Source{static_cast<int>(l), p - d.bias.offset, -1};
+    }
+  }
+  J.setZero(B * m, C);
+  with_block_output_deltas(
+      model, theta, block,
+      [&](const BatchedPass& pass, const std::vector<std::vector<RowMatrixXd>>& deltas) {
+        F = ad::values_of(pass.eta);
+        for (Eigen::Index c = 0; c < C; ++c) {
+          const Source& s = source[static_cast<std::size_t>(c)];
+          for (Eigen::Index i = 0; i < B; ++i) {
+            if (s.layer < 0) {
+              if (s.r >= 0 && out + s.r < m) J(i * m + out + s.r, c) = 1.0;
+              continue;
+            }
+            const auto l = static_cast<std::size_t>(s.layer);
+            for (Eigen::Index k = 0; k < out; ++k) {
+              const double delta = deltas[static_cast<std::size_t>(k)][l](i, s.r);
+              J(i * m + k, c) = s.input < 0 ? delta : delta * pass.inputs[l](i, s.input);
+            }
+          }
+        }
+      });
+}
 
 // The batched diagonal of one block (see the file comment) added to acc (P×1).
 template <class Lik, class OutputMatrix>
@@ -97,16 +156,22 @@ Eigen::MatrixXd jacobian_sandwich_sum(const Model& model, const Eigen::VectorXd&
         const Eigen::Index B = end - begin;
         const ExampleIndices block =
             idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(B));
+        RowMatrixXd J;
+        Eigen::MatrixXd F;
+        bool restricted = false;
         if constexpr (is_supervised_sequential_v<Model>) {
           if (!full && columns.empty()) {
             add_batched_sandwich_diagonal(model, theta, block, output_matrix, acc);
             return;
           }
+          if (!columns.empty()) {
+            batched_jacobian_columns(model, theta, block, columns, J, F);
+            restricted = true;
+          }
         }
-        RowMatrixXd J;
-        Eigen::MatrixXd F;
-        jacobians(model, theta, block, J, ad::ParallelOptions{.threads = 1, .grain = B}, &F);
-        if (!columns.empty()) {
+        if (!restricted)
+          jacobians(model, theta, block, J, ad::ParallelOptions{.threads = 1, .grain = B}, &F);
+        if (!restricted && !columns.empty()) {
           RowMatrixXd Jc(J.rows(), C);
           for (Eigen::Index c = 0; c < C; ++c)
             Jc.col(c) = J.col(columns[static_cast<std::size_t>(c)]);

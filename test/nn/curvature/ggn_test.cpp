@@ -7,9 +7,13 @@
 //
 // Minibatch overloads (ExampleIndices): against the model built on data.subset(idx), the
 // hand-written model (generic route) on the same idx, the matrix-free product, thread counts.
+//
+// The column-restricted sum (K-FAC's S factor), which the batched route builds from the δs
+// without forming Jᵢ, against the same entries of the full sum.
 #include <Eigen/Eigenvalues>
 #include <boost/test/unit_test.hpp>
 
+#include <nn/curvature/detail/jacobian_sandwich.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/hessian.hpp>
 #include <nn/curvature/output_jacobians.hpp>
@@ -250,6 +254,42 @@ void check_ggn_routes(const Model& m, const Eigen::VectorXd& theta, const std::s
 BOOST_AUTO_TEST_CASE(batched_route_matches_generic_route) {
   test::for_each_route_model(71, [](const auto& m, const Eigen::VectorXd& theta,
                                     const std::string& what) { check_ggn_routes(m, theta, what); });
+}
+
+BOOST_AUTO_TEST_CASE(column_restricted_sums_from_the_deltas_equal_the_full_sums_entries) {
+  // Every kind of column: weights and biases of both layers (out of order, one repeated) and
+  // the likelihood's own parameter; the output matrix a fixed SPD M of the model's output size.
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised({3, 4, 2}, nn::GaussianLearnedNoise(2.0, 2), 29, 23, &theta);
+  const Eigen::Index P = theta.size(), out = m.output_dim();
+  const Eigen::MatrixXd A =
+      Eigen::MatrixXd::NullaryExpr(out, out, [](Eigen::Index r, Eigen::Index c) {
+        return std::cos(1.7 * static_cast<double>(r) + 0.4 * static_cast<double>(c));
+      });
+  const Eigen::MatrixXd M = A * A.transpose() + Eigen::MatrixXd::Identity(out, out);
+  const auto output_matrix = [&](const Eigen::VectorXd&, Eigen::Index) { return M; };
+  const std::vector<Eigen::Index> idx = nn::all_examples(m.data().X.rows());
+  const std::vector<Eigen::Index> columns = {P - 1, 14, 0, 5, 12, 13, 16, 25, 19, 14};
+  nn::CurvatureOptions options;
+  options.parallel.threads = 1;
+  const Eigen::MatrixXd all = nn::detail::jacobian_sandwich_sum(
+      m, theta, idx, options, nn::detail::SandwichShape::full, output_matrix);
+  BOOST_REQUIRE(all.rows() == P);
+  const Eigen::MatrixXd some = nn::detail::jacobian_sandwich_sum(
+      m, theta, idx, options, nn::detail::SandwichShape::full, output_matrix, columns);
+  const Eigen::MatrixXd some_diagonal = nn::detail::jacobian_sandwich_sum(
+      m, theta, idx, options, nn::detail::SandwichShape::diagonal, output_matrix, columns);
+  const auto C = static_cast<Eigen::Index>(columns.size());
+  Eigen::MatrixXd expected(C, C);
+  for (Eigen::Index a = 0; a < C; ++a)
+    for (Eigen::Index b = 0; b < C; ++b)
+      expected(a, b) =
+          all(columns[static_cast<std::size_t>(a)], columns[static_cast<std::size_t>(b)]);
+  NGVI_CHECK_REPORT(compare(some, expected, tol::ad_vs_ad,
+                            "restricted sum (from the δs) vs the full sum's entries"));
+  NGVI_CHECK_REPORT(compare(Eigen::VectorXd(some_diagonal.col(0)),
+                            Eigen::VectorXd(expected.diagonal()), tol::ad_vs_ad,
+                            "restricted diagonal vs the full sum's diagonal entries"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
