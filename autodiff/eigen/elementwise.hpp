@@ -93,25 +93,29 @@ void dual_elementwise(Dual<double, K>* f, Dual<double, K>* d, Eigen::Index n) {
   }
 }
 
-// The node of f applied to every coefficient of operand x, whose values the caller has put
-// into the arena array f; f then holds the results.
+// The node of f applied to every coefficient of operand x, whose values are x_values: f(x)
+// goes to the arena array f (which may be x_values itself, the in-place case).
 template <class Op, class Real>
-MatrixVar<Real> elementwise_node(Tape<Real>& t, const MatrixOperand<Real>& x, Real* f) {
+MatrixVar<Real> elementwise_node(Tape<Real>& t, const MatrixOperand<Real>& x, const Real* x_values,
+                                 Real* f) {
   const Eigen::Index n = x.size();
   Real* d = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
   if constexpr (checked_mode) {
     for (Eigen::Index i = 0; i < n; ++i)
-      if (!Op::in_domain(value_of(f[i]))) throw_domain<Op>(value_of(f[i]));
+      if (!Op::in_domain(value_of(x_values[i]))) throw_domain<Op>(value_of(x_values[i]));
   }
   if constexpr (std::is_same_v<Real, double>) {
-    eval_with_derivative<Op>(f, f, d, n);
-  } else if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
-    dual_elementwise<Op>(f, d, n);
+    eval_with_derivative<Op>(x_values, f, d, n);
   } else {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const Real v = f[i];
-      f[i] = Op::f(v);
-      d[i] = Op::df(v, f[i]);
+    if (f != x_values) std::copy_n(x_values, n, f);
+    if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
+      dual_elementwise<Op>(f, d, n);
+    } else {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const Real v = f[i];
+        f[i] = Op::f(v);
+        d[i] = Op::df(v, f[i]);
+      }
     }
   }
   auto* node = t.arena().template create<UnaryElementwiseNode<Real>>();
@@ -145,7 +149,7 @@ auto elementwise(const Eigen::MatrixBase<Derived>& m) {
     Eigen::Index k = 0;
     for (Eigen::Index j = 0; j < m.cols(); ++j)
       for (Eigen::Index i = 0; i < m.rows(); ++i) f[k++] = m.derived().coeff(i, j).value();
-    return elementwise_node<Op>(t, x, f).template to_eigen<Rows, Cols>();
+    return elementwise_node<Op>(t, x, f, f).template to_eigen<Rows, Cols>();
   }
 }
 
@@ -153,9 +157,10 @@ template <class Op, class Real>
 MatrixVar<Real> elementwise_handle(const MatrixVar<Real>& m) {
   Tape<Real>& t = active_tape<Real>();
   const MatrixOperand<Real> x = operand_of(t, m);
+  // The handle's values stay where they are: the kernel reads them and writes f(x) to a fresh
+  // array, with no copy of the operand.
   Real* f = t.arena().template allocate_array<Real>(static_cast<std::size_t>(x.size()));
-  std::copy_n(m.value_data(), x.size(), f);
-  return elementwise_node<Op>(t, x, f);
+  return elementwise_node<Op>(t, x, m.value_data(), f);
 }
 
 template <class Real>
