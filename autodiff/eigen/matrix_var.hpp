@@ -6,9 +6,11 @@
 // those nodes actually produce: the values, column-major and contiguous in the tape's arena, and
 // the index of the first of rows·cols consecutive variables (none for a constant). Fused nodes
 // (matmul, add_rowwise / add_colwise, every coefficient-wise function, cwise_*, sum,
-// squared_norm, dot) take a MatrixVar without a copy and return one when any operand is one, so
-// a chain of fused nodes never materialises per-coefficient Vars; the idea of Stan's
-// var_value<Matrix> and FastAD's pointer-to-matrix. With it a model reads like its math:
+// squared_norm, dot, log_sum_exp, rowwise_log_sum_exp, log_softmax) take a MatrixVar without a
+// copy and return one when any operand is one (rowwise_log_sum_exp on Var always does; the
+// reductions to a scalar return a Var), so a chain of fused nodes never materialises
+// per-coefficient Vars; the idea of Stan's var_value<Matrix> and FastAD's pointer-to-matrix. With
+// it a model reads like its math:
 //
 //   const auto A = ad::as_matrix(X) * W.transpose();   // one GEMM node
 //   const auto H = ad::tanh(A.rowwise() + b.transpose());
@@ -220,8 +222,10 @@ class MatrixVar {
 template <class Derived>
 MatrixVar(const Eigen::MatrixBase<Derived>&) -> MatrixVar<tape_scalar_t<typename Derived::Scalar>>;
 
-// The transpose of a MatrixVar, as a view: matmul and the broadcasts read it in place; any
-// other use converts it to a MatrixVar (one transpose node).
+// The transpose of a MatrixVar, as a view: matmul and the broadcasts read it in place; the
+// binary coefficient-wise nodes, dot, log_sum_exp, rowwise_log_sum_exp and log_softmax take it
+// as an operand (its values transposed into the arena, no node); any other use converts it to a
+// MatrixVar (one transpose node).
 template <class Real>
 class MatrixVarTranspose {
  public:

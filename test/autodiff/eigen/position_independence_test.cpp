@@ -5,7 +5,8 @@
 // the engine itself on a fresh tape; the comparison has no tolerance. Each case isolates one
 // fused node (its inputs are a block of θ, its outputs are read out by scalar statements), in
 // the operand shapes that take Eigen's different paths (GEMM, the small coefficient-based
-// product, GEMV, outer product, scattered operands); then whole tanh networks.
+// product, GEMV, outer product, scattered operands) and, for the log-sum-exps and log_softmax,
+// through matrix variables too; then whole tanh networks.
 #include <cmath>
 #include <string>
 
@@ -212,6 +213,49 @@ BOOST_AUTO_TEST_CASE(reductions_and_log_softmax) {
       [](const auto& th) {
         using T = typename std::decay_t<decltype(th)>::Scalar;
         return readout(Mat<T>(ad::log_softmax(ColMap<T>(th.data(), 37, 1))));
+      },
+      x);
+}
+
+BOOST_AUTO_TEST_CASE(log_sum_exps_and_log_softmax_of_matrix_variables) {
+  // The handle overloads read the operand where it sits in the arena; rowwise_log_sum_exp in
+  // each of its operand forms, a 9×4 matrix (the transpose view: its values transposed into
+  // the arena, its indices scattered).
+  const Eigen::VectorXd x = spread(36, -1.0, 2.0);
+  check_position_independence(
+      "log_sum_exp of a matrix variable",
+      [](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout_scalar(T(ad::log_sum_exp(ad::as_matrix(ColMap<T>(th.data(), 6, 6)))));
+      },
+      x);
+  check_position_independence(
+      "log_softmax of a matrix variable",
+      [](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout(ad::log_softmax(ad::as_matrix(ColMap<T>(th.data(), 6, 6))));
+      },
+      x);
+  check_position_independence(
+      "rowwise_log_sum_exp of an Eigen matrix of Var",
+      [](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout(ad::rowwise_log_sum_exp(ColMap<T>(th.data(), 9, 4)));
+      },
+      x);
+  check_position_independence(
+      "rowwise_log_sum_exp of a matrix variable",
+      [](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout(ad::rowwise_log_sum_exp(ad::as_matrix(ColMap<T>(th.data(), 9, 4))));
+      },
+      x);
+  check_position_independence(
+      "rowwise_log_sum_exp of a transpose view",
+      [](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout(
+            ad::rowwise_log_sum_exp(ad::as_matrix(ColMap<T>(th.data(), 4, 9)).transpose()));
       },
       x);
 }

@@ -1,13 +1,18 @@
 // Shared by the fused-node tests: compare a function written with fused matrix nodes with the
 // same function written with Eigen's ordinary scalar operations on Var (one statement per
-// coefficient), an independent route through the engine, and with finite differences.
+// coefficient), an independent route through the engine, and with finite differences; and check
+// that two routes to the same arithmetic (a node driven through a matrix variable and through an
+// Eigen matrix of Var, say) give identical bits.
 #pragma once
+
+#include <string>
 
 #include <Eigen/Core>
 
 #include <autodiff/autodiff.hpp>
 #include <autodiff/verify/check.hpp>
 
+#include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
 
 namespace ngvi::test {
@@ -33,6 +38,18 @@ void check_fused_against_scalar(const Fused& fused, const Scalar& scalar,
                                 tol::ad_vs_ad, "Hessian-vector product: fused vs scalar route"));
   NGVI_CHECK_REPORT(vf::check_gradient(fused, x));
   NGVI_CHECK_REPORT(vf::check_hessian(fused, x));
+}
+
+// f and g give identical bits: value and gradient on Tape<double>, Hessian on
+// Tape<Dual<double, 8>>. For two routes that must perform the same operations in the same order.
+template <class F, class G>
+void check_same_bits(const std::string& what, const F& f, const G& g, const Eigen::VectorXd& x) {
+  Eigen::VectorXd grad_f, grad_g;
+  const double value_f = ngvi::ad::value_and_gradient(f, x, grad_f);
+  const double value_g = ngvi::ad::value_and_gradient(g, x, grad_g);
+  NGVI_CHECK_BITWISE(value_f, value_g, what + ": value");
+  NGVI_CHECK_BITWISE(grad_f, grad_g, what + ": gradient");
+  NGVI_CHECK_BITWISE(ngvi::ad::hessian(f, x), ngvi::ad::hessian(g, x), what + ": Hessian");
 }
 
 }  // namespace ngvi::test
