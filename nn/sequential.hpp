@@ -8,12 +8,15 @@
 // row; the whole batch goes through each layer as one matrix operation (one GEMM, one fused
 // tape node per layer and activation), which is what makes per-example gradients cheap.
 //
-// forward_with_cache also returns, for each dense layer, its input activations and its
-// pre-activation output Z. With T = Var<double>, Z's entries are consecutive tape variables,
-// so after a reverse sweep adjoints_of(Z, tape) is ∂loss/∂Z — the per-example "δ" that
-// BackPACK-style per-example gradients (δᵢ aᵢᵀ) and K-FAC's S factor are built from.
+// trace() is the network's one pass: forward(), forward_with_cache() and nn's batched
+// per-example route (nn/per_example.hpp) all run it, with a hook that sees each dense layer's
+// input and pre-activation Z. On the tape Z is one ad::MatrixVar of consecutive variables, so
+// after a reverse sweep its adjoints (ad::Recording::adjoints_of) are ∂loss/∂Z — the
+// per-example "δ" that BackPACK-style per-example gradients (δᵢ aᵢᵀ) and K-FAC's S factor are
+// built from.
 #pragma once
 
+#include <functional>
 #include <initializer_list>
 #include <random>
 #include <stdexcept>
@@ -25,7 +28,6 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/core/tape.hpp>
 #include <autodiff/core/var.hpp>
 #include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
@@ -54,6 +56,14 @@ struct DenseSlot {
   Block weight;  // out×in, row-major
   Block bias;    // out×1
 };
+
+namespace detail {
+// Sequential::trace's default hook: nothing.
+struct NoTraceHook {
+  template <class In, class Z>
+  void operator()(std::size_t, const In&, const Z&) const {}
+};
+}  // namespace detail
 
 class Sequential {
  public:
@@ -135,10 +145,11 @@ class Sequential {
   // The network output (B×output_dim) for a batch X (B×input_dim, one example per row).
   // θ's first num_params() entries are the network's; further entries (a likelihood's own
   // parameters, say) are ignored. Cost: per dense layer one B×in×out GEMM; on Var, per layer
-  // three fused tape nodes (product, bias, activation), whatever B is.
+  // three fused tape nodes (product, bias, activation), whatever B is, and one conversion of
+  // the output handle to an Eigen matrix of Var (trace() returns the handle itself).
   template <class T>
   Matrix<T> forward(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X) const {
-    return run<T>(theta, X, nullptr);
+    return plain<T>(trace(theta, X));
   }
 
   // As forward(), also keeping each dense layer's input and pre-activation (see the top of
@@ -147,8 +158,48 @@ class Sequential {
   ForwardCache<T> forward_with_cache(const Vector<T>& theta,
                                      const Eigen::Ref<const Eigen::MatrixXd>& X) const {
     ForwardCache<T> cache;
-    cache.output = run<T>(theta, X, &cache);
+    cache.output = plain<T>(trace(theta, X, [&cache](std::size_t, const auto& in, const auto& Z) {
+      cache.inputs.push_back(plain<T>(in));
+      cache.pre_activations.push_back(plain<T>(Z));
+    }));
     return cache;
+  }
+
+  // The network's one pass over a batch X: returns its output, as the layers produced it — an
+  // ad::MatrixVar on the tape (no per-coefficient Vars between the fused nodes), an Eigen
+  // matrix on double. Each dense layer reads θ's blocks in place (ad::as_matrix of maps of θ:
+  // on Var, handles of consecutive variables). Activations before the first dense layer act on
+  // X in double. The first dense layer's pre-activation passes through lift (the identity by
+  // default; the batched per-example route computes it with θ constant and lifts it onto the
+  // tape there, ad::Recording::lift_matrix), and every later layer's result is of lift's
+  // result's kind. on_dense(k, input, Z) is called for dense layer k with its input (X or an
+  // earlier layer's result) and its pre-activation. Throws std::invalid_argument naming the
+  // sizes if θ is too short or X's width is not input_dim(). Cost: per dense layer one
+  // B×in×out GEMM; on the tape per layer three fused nodes (product, bias, activation).
+  template <class T, class OnDense = detail::NoTraceHook, class Lift = std::identity>
+  auto trace(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+             OnDense&& on_dense = OnDense{}, Lift&& lift = Lift{}) const {
+    check_forward(theta.size(), X.cols());
+    const DenseSlot& first = dense_.front();
+    Eigen::MatrixXd X0;  // X after the activations in front of the first dense layer
+    for (std::size_t k = 0; k < first.layer; ++k)
+      X0 = apply_activation(layers_[k], k == 0 ? Eigen::MatrixXd(X) : X0);
+    const Eigen::Ref<const Eigen::MatrixXd> in =
+        first.layer == 0 ? X : Eigen::Ref<const Eigen::MatrixXd>(X0);
+    auto A = lift(dense(theta, first, in));
+    using Handle = decltype(A);
+    on_dense(std::size_t{0}, in, std::as_const(A));
+    std::size_t next = 1;
+    for (std::size_t k = first.layer + 1; k < layers_.size(); ++k) {
+      if (std::holds_alternative<Dense>(layers_[k])) {
+        Handle Z(dense(theta, dense_[next], A));
+        on_dense(next++, std::as_const(A), std::as_const(Z));
+        A = std::move(Z);
+      } else {
+        A = Handle(apply_activation(layers_[k], A));
+      }
+    }
+    return A;
   }
 
   // Applies layer `k` (an activation) to a batch (an Eigen matrix or an ad::MatrixVar), for
@@ -194,67 +245,41 @@ class Sequential {
       throw std::invalid_argument("ngvi::nn::Sequential: the network has no dense layer");
   }
 
-  template <class T>
-  Matrix<T> run(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
-                ForwardCache<T>* cache) const {
-    if (theta.size() < num_params())
+  void check_forward(Eigen::Index theta_size, Eigen::Index x_cols) const {
+    if (theta_size < num_params())
       throw std::invalid_argument("ngvi::nn::Sequential::forward: θ has " +
-                                  std::to_string(theta.size()) + " entries, the network needs " +
+                                  std::to_string(theta_size) + " entries, the network needs " +
                                   std::to_string(num_params()));
-    if (X.cols() != input_dim())
+    if (x_cols != input_dim())
       throw std::invalid_argument("ngvi::nn::Sequential::forward: the batch has " +
-                                  std::to_string(X.cols()) + " columns, the network expects " +
+                                  std::to_string(x_cols) + " columns, the network expects " +
                                   std::to_string(input_dim()) + " inputs");
-    // On Var<Real> the activations are one ad::MatrixVar handle from layer to layer (no
-    // per-coefficient Vars between the fused nodes); on double, plain Eigen matrices.
-    using Handle = decltype(ad::as_matrix(std::declval<Matrix<T>>()));
-    auto to_plain = [](const Handle& H) -> Matrix<T> {
-      if constexpr (ad::is_matrix_var_v<Handle>)
-        return H.to_eigen();
-      else
-        return H;
-    };
-    Handle A;
-    bool at_input = true;  // A not yet set: the current activations are X itself (double)
-    std::size_t next_dense = 0;
-    for (std::size_t k = 0; k < layers_.size(); ++k) {
-      if (std::holds_alternative<Dense>(layers_[k])) {
-        const DenseSlot& d = dense_[next_dense++];
-        // θ's row-major W (out×in) read column-major is Wᵀ (in×out).
-        const auto Wt =
-            ad::as_matrix(Eigen::Map<const Matrix<T>>(theta.data() + d.weight.offset, d.in, d.out));
-        const auto b =
-            ad::as_matrix(Eigen::Map<const Vector<T>>(theta.data() + d.bias.offset, d.out));
-        Handle Z = at_input ? Handle(Dense::apply_transposed(X, Wt, b.transpose()))
-                            : Handle(Dense::apply_transposed(A, Wt, b.transpose()));
-        if (cache) {
-          cache->inputs.push_back(at_input ? Matrix<T>(X.template cast<T>()) : to_plain(A));
-          cache->pre_activations.push_back(to_plain(Z));
-        }
-        A = std::move(Z);
-      } else {
-        A = at_input ? Handle(apply_activation(layers_[k], X.template cast<T>().eval()))
-                     : apply_activation(layers_[k], A);
-      }
-      at_input = false;
-    }
-    return to_plain(A);
+  }
+
+  // Dense layer d on the batch A, with its weights read from θ in place: θ's row-major W
+  // (out×in) read column-major is Wᵀ (in×out).
+  template <class T, class MA>
+  static auto dense(const Vector<T>& theta, const DenseSlot& d, const MA& A) {
+    const Eigen::Map<const Matrix<T>> Wt(theta.data() + d.weight.offset, d.in, d.out);
+    const Eigen::Map<const Vector<T>> b(theta.data() + d.bias.offset, d.out);
+    if constexpr (ad::is_var_v<T>)
+      return Dense::apply_transposed(A, ad::as_matrix(Wt), ad::as_matrix(b).transpose());
+    else
+      return Dense::apply_transposed(A, Wt, b.transpose());
+  }
+
+  // An Eigen matrix of T holding a layer's result (a handle's variables, or constants).
+  template <class T, class M>
+  static Matrix<T> plain(const M& m) {
+    if constexpr (ad::is_matrix_var_v<M>)
+      return m.to_eigen();
+    else
+      return m.template cast<T>();
   }
 
   std::vector<Layer> layers_;
   std::vector<DenseSlot> dense_;
   ParameterLayout layout_;
 };
-
-// The adjoints of a matrix of Vars after a reverse sweep on tape t (0 for constants).
-// Cost: O(size), one gather.
-template <class Real>
-Matrix<Real> adjoints_of(const Matrix<ad::Var<Real>>& M, const ad::Tape<Real>& t) {
-  Matrix<Real> out(M.rows(), M.cols());
-  for (Eigen::Index j = 0; j < M.cols(); ++j)
-    for (Eigen::Index i = 0; i < M.rows(); ++i)
-      out(i, j) = M(i, j).is_active() ? t.adjoint(M(i, j).index()) : Real(0.0);
-  return out;
-}
 
 }  // namespace ngvi::nn

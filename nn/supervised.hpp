@@ -11,9 +11,11 @@
 // inference code use (see model_concept.hpp).
 #pragma once
 
+#include <concepts>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -106,16 +108,16 @@ class Supervised {
     check_example_indices(idx, num_examples(), "Supervised::batch_loss");
     if (static_cast<Eigen::Index>(idx.size()) == num_examples() && idx[0] == 0 &&
         is_consecutive(idx))
-      return lik_.batch_nll(outputs_for(theta, data_.X), data_.Y);
+      return lik_.batch_nll(loss_outputs(theta, data_.X), data_.Y);
     Eigen::MatrixXd xbuf;
     const Eigen::MatrixXd Y = data_.Y(idx, Eigen::all);
-    return lik_.batch_nll(outputs_for(theta, example_rows(data_.X, idx, xbuf)), Y);
+    return lik_.batch_nll(loss_outputs(theta, example_rows(data_.X, idx, xbuf)), Y);
   }
   // Σᵢ ℓᵢ(θ) over all N examples. Cost: one forward pass over the whole data set.
   template <class T>
   T total_loss(const Vector<T>& theta) const {
     check_theta(theta.size(), "total_loss");
-    return lik_.batch_nll(outputs_for(theta, data_.X), data_.Y);
+    return lik_.batch_nll(loss_outputs(theta, data_.X), data_.Y);
   }
 
   // The rows f_{idx[k]}(θ) (|idx|×output_dim()), rows read as in batch_loss. Throws for an
@@ -143,6 +145,19 @@ class Supervised {
   }
 
  private:
+  // The rows fᵢ as batch_nll takes them best: on the tape one matrix variable — the network's
+  // output handle itself (Sequential::trace) when the likelihood has no parameters of its own,
+  // else [output | parameters] gathered into one — and an Eigen matrix otherwise.
+  template <class T>
+  auto loss_outputs(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X) const {
+    if constexpr (ad::is_var_v<T> && requires { net_.trace(theta, X); }) {
+      if (lik_.num_params() == 0) return net_.trace(theta, X);
+      return ad::as_matrix(outputs_for(theta, X));
+    } else {
+      return outputs_for(theta, X);
+    }
+  }
+
   template <class T>
   Matrix<T> outputs_for(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X) const {
     check_theta(theta.size(), "forward");
@@ -173,11 +188,18 @@ class Supervised {
   Eigen::Index lik_offset_ = 0;
 };
 
-template <class T>
-struct is_supervised_sequential : std::false_type {};
-template <class Lik>
-struct is_supervised_sequential<Supervised<Sequential, Lik>> : std::true_type {};
-template <class T>
-inline constexpr bool is_supervised_sequential_v = is_supervised_sequential<T>::value;
+// What nn's batched per-example route (nn/per_example.hpp) needs of a model, which
+// Supervised<Sequential, L> has: a Sequential net() whose output for the inputs data().X,
+// followed by θ's entries from likelihood_offset() on, is fᵢ; the targets data().Y; and a
+// likelihood() whose batch_nll takes the block's outputs as one matrix variable. The route
+// assumes ℓᵢ(θ) = likelihood().nll(fᵢ, yᵢ), as Supervised defines it.
+template <class M>
+concept BatchedSequentialModel = SeparableModel<M> && requires(const M& m) {
+  { m.net() } -> std::convertible_to<const Sequential&>;
+  requires Likelihood<std::remove_cvref_t<decltype(m.likelihood())>>;
+  { m.data().X } -> std::convertible_to<const Eigen::MatrixXd&>;
+  { m.data().Y } -> std::convertible_to<const Eigen::MatrixXd&>;
+  { m.likelihood_offset() } -> std::convertible_to<Eigen::Index>;
+};
 
 }  // namespace ngvi::nn

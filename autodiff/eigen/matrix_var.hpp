@@ -31,6 +31,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -183,6 +184,24 @@ class MatrixVar {
     if constexpr (checked_mode) check_on(t);
     return Eigen::Map<const detail::RealMatrix<Real>>(&t.adjoint(first_), rows_, cols_);
   }
+
+  // Columns j … j+n−1 as a handle of the same variables: column-major storage keeps them
+  // contiguous, so this records nothing and copies nothing. Throws std::out_of_range unless
+  // 0 <= j and j + n <= cols(). Cost: O(1).
+  MatrixVar middleCols(Eigen::Index j, Eigen::Index n) const {
+    if (j < 0 || n < 0 || j + n > cols_)
+      throw std::out_of_range("ngvi::ad::MatrixVar::middleCols: columns " + std::to_string(j) +
+                              ".." + std::to_string(j + n - 1) + " of a " + std::to_string(rows_) +
+                              "x" + std::to_string(cols_) + " matrix variable");
+    MatrixVar out = *this;
+    out.cols_ = n;
+    out.values_ = values_ + j * rows_;
+    if (is_active()) out.first_ = first_ + static_cast<index_t>(j * rows_);
+    return out;
+  }
+  MatrixVar col(Eigen::Index j) const { return middleCols(j, 1); }
+  MatrixVar leftCols(Eigen::Index n) const { return middleCols(0, n); }
+  MatrixVar rightCols(Eigen::Index n) const { return middleCols(cols_ - n, n); }
 
   MatrixVarTranspose<Real> transpose() const { return MatrixVarTranspose<Real>(*this); }
 

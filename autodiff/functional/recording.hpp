@@ -125,6 +125,17 @@ class Recording {
     return any;
   }
 
+  // The same for the sum of a matrix variable's entries. Cost: as backward(ys).
+  bool backward(const MatrixVar<Real>& ys) {
+    tape().zero_adjoints();
+    if (!ys.is_active() || ys.size() == 0) return false;
+    if constexpr (checked_mode) ys.check_on(tape());
+    Real* adj = &tape().adjoint(ys.first_index());
+    for (Eigen::Index k = 0; k < ys.size(); ++k) adj[k] += Real(1.0);
+    sweep();
+    return true;
+  }
+
   // The same for Σₖ weights(k)·ys(k) (a vector-Jacobian product). Throws std::invalid_argument
   // unless weights has ys.size() entries. Cost: as backward(ys).
   template <class Derived>

@@ -68,7 +68,7 @@ Eigen::MatrixXd empirical_fisher_sum(const Model& model, const Eigen::VectorXd& 
         const ExampleIndices block =
             idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
         const ad::ParallelOptions one_task{.threads = 1, .grain = end - begin};
-        if constexpr (is_supervised_sequential_v<Model>) {
+        if constexpr (BatchedSequentialModel<Model>) {
           if (!full) {
             Eigen::VectorXd squares = Eigen::VectorXd::Zero(P);
             gradient_moments_batched(model, theta, block, nullptr, squares, one_task);

@@ -20,8 +20,8 @@
 //                           dense layer and one example, N·(S ⊗ A) is exactly the GGN block.
 //   KfacS::empirical_fisher δ = ∂ℓ(fᵢ, yᵢ)/∂zᵢ at the observed targets.
 //
-// How the pieces are computed: A from one batched double forward pass (Sequential's
-// forward_with_cache, which keeps every dense layer's input). Since zᵢ = W aᵢ + b, ∂/∂zᵢ is
+// How the pieces are computed: A from one batched double forward pass (Sequential::trace, whose
+// hook sees every dense layer's input). Since zᵢ = W aᵢ + b, ∂/∂zᵢ is
 // ∂/∂b: δᵢ and Jzᵢ are the bias columns of the per-example gradient and of the output
 // Jacobian Jᵢ, so every S comes from Jzᵢ and output-space quantities, by the Gauss-Newton's and
 // the Monte-Carlo Fisher's sum (detail::jacobian_sandwich_sum) restricted to the bias columns.
@@ -122,16 +122,18 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   const auto N = static_cast<Eigen::Index>(idx.size());
   std::vector<KfacFactors> out(slots.size());
 
-  // A: layer inputs from one batched forward pass.
+  // A: layer inputs from one batched double forward pass (the network's trace, keeping only
+  // each dense layer's input).
   Eigen::MatrixXd xbuf;
-  const ForwardCache<double> cache =
-      net.forward_with_cache<double>(theta, example_rows(model.data().X, idx, xbuf));
+  std::vector<Eigen::MatrixXd> inputs;
+  net.trace(theta, example_rows(model.data().X, idx, xbuf),
+            [&inputs](std::size_t, const auto& in, const auto&) { inputs.emplace_back(in); });
   for (std::size_t l = 0; l < slots.size(); ++l) {
     KfacFactors& k = out[l];
     k.slot = slots[l];
     k.examples = N;
     Eigen::MatrixXd At(N, slots[l].in + 1);
-    At.leftCols(slots[l].in) = cache.inputs[l];
+    At.leftCols(slots[l].in) = inputs[l];
     At.col(slots[l].in).setOnes();
     k.A = Eigen::MatrixXd::Zero(At.cols(), At.cols());
     k.A.selfadjointView<Eigen::Lower>().rankUpdate(At.transpose());

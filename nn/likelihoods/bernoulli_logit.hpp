@@ -15,6 +15,7 @@
 #include <boost/random/bernoulli_distribution.hpp>
 
 #include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/elementary.hpp>
 #include <autodiff/expr/functions.hpp>
@@ -39,9 +40,8 @@ class BernoulliLogit : public LikelihoodBase {
   }
 
   // Σ over rows. Cost: O(B·d); on Var three fused entries (softplus node, sum, dot).
-  template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
-              const Eigen::MatrixXd& Y) const {
+  template <ad::MatrixArgument FM, class T = ad::detail::argument_scalar_t<FM>>
+  T batch_nll(const FM& F, const Eigen::MatrixXd& Y) const {
     check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     return T(ad::sum(ad::log1p_exp(F)) - ad::dot(F, Y));
   }

@@ -16,6 +16,7 @@
 #include <boost/random/normal_distribution.hpp>
 
 #include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
@@ -48,9 +49,8 @@ class GaussianFixedNoise : public LikelihoodBase {
   }
 
   // Σ over rows. Cost: O(B·d); on Var two fused entries (difference node, squared norm).
-  template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
-              const Eigen::MatrixXd& Y) const {
+  template <ad::MatrixArgument FM, class T = ad::detail::argument_scalar_t<FM>>
+  T batch_nll(const FM& F, const Eigen::MatrixXd& Y) const {
     check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     const double c = static_cast<double>(F.rows()) * dim_ * constant();
     return T(c + (0.5 * tau_) * ad::squared_norm(ad::cwise_difference(F, Y)));

@@ -20,6 +20,7 @@
 #include <boost/random/normal_distribution.hpp>
 
 #include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
@@ -60,12 +61,12 @@ class GaussianLearnedNoise : public LikelihoodBase {
 
   // Σ over rows of F = [M | s] (B×(d+1)). Cost: O(B·d); on Var a handful of fused entries
   // for d = 1, one recording per row otherwise.
-  template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
-              const Eigen::MatrixXd& Y) const {
+  template <ad::MatrixArgument FM, class T = ad::detail::argument_scalar_t<FM>>
+  T batch_nll(const FM& F, const Eigen::MatrixXd& Y) const {
     check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     if (dim_ != 1) return detail::sum_of_rows(*this, F, Y);
-    const Eigen::Matrix<T, Eigen::Dynamic, 1> m = F.col(0), s = F.col(1);
+    const auto m = F.col(0);
+    const auto s = F.col(1);
     const Eigen::VectorXd yv = Y.col(0);
     const auto r2 = ad::square(ad::cwise_difference(m, yv));
     const double c = static_cast<double>(F.rows()) * detail::half_log_2pi;

@@ -12,7 +12,9 @@
 //   add_parameter_blocks(layout), init_parameters(theta, layout)
 //                           register and initialise those parameters as blocks of θ.
 //   T nll(f, y)             ℓ for one example, generic in the scalar T.
-//   T batch_nll(F, Y)       Σᵢ ℓ(Fᵢ, Yᵢ) over the rows of F (B×output_dim), with fused nodes.
+//   T batch_nll(F, Y)       Σᵢ ℓ(Fᵢ, Yᵢ) over the rows of F (B×output_dim), with fused nodes;
+//                           F an Eigen matrix (double, Var) or an ad::MatrixVar, which is
+//                           what Sequential::trace returns and the batched route passes.
 //   output_hessian(f, y)    ∂²ℓ/∂f² in closed form: the H_L of the Gauss-Newton Jᵀ H_L J.
 //   output_fisher(f)        E_{y~p(y|f)}[∂²ℓ/∂f²] = Fisher information of f; equals
 //                           output_hessian for the canonical-link likelihoods; PSD always.
@@ -44,6 +46,7 @@
 
 #include <Eigen/Core>
 
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <nn/parameters.hpp>
@@ -54,8 +57,8 @@ template <class L>
 concept Likelihood = requires(const L& lik, const Eigen::VectorXd& f, const Eigen::VectorXd& y,
                               const Eigen::MatrixXd& F, const Eigen::MatrixXd& Y,
                               const ad::VarVector<double>& fv, const ad::VarMatrix<double>& Fv,
-                              std::mt19937_64& rng, ParameterLayout& layout,
-                              Eigen::VectorXd& theta) {
+                              const ad::MatrixVar<double>& Fh, std::mt19937_64& rng,
+                              ParameterLayout& layout, Eigen::VectorXd& theta) {
   { lik.output_dim() } -> std::convertible_to<int>;
   { lik.net_output_dim() } -> std::convertible_to<int>;
   { lik.num_params() } -> std::convertible_to<int>;
@@ -66,6 +69,7 @@ concept Likelihood = requires(const L& lik, const Eigen::VectorXd& f, const Eige
   { lik.nll(fv, y) } -> std::convertible_to<ad::Var<double>>;
   { lik.batch_nll(F, Y) } -> std::convertible_to<double>;
   { lik.batch_nll(Fv, Y) } -> std::convertible_to<ad::Var<double>>;
+  { lik.batch_nll(Fh, Y) } -> std::convertible_to<ad::Var<double>>;
   { lik.output_hessian(f, y) } -> std::convertible_to<Eigen::MatrixXd>;
   { lik.output_fisher(f) } -> std::convertible_to<Eigen::MatrixXd>;
   { lik.sample_target(f, rng) } -> std::convertible_to<Eigen::VectorXd>;
@@ -78,14 +82,14 @@ namespace detail {
 inline constexpr double half_log_2pi = 0.91893853320467274178032973640562;
 
 // Σ rows of nll, one per-example recording each (for likelihoods whose batch form has no
-// better fused expression). Cost: B calls of nll plus one sum statement.
-template <class Lik, class T>
-T sum_of_rows(const Lik& lik, const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
-              const Eigen::MatrixXd& Y) {
+// better fused expression); F an Eigen matrix or an ad::MatrixVar.
+// Cost: B calls of nll plus one sum statement.
+template <class Lik, ad::MatrixArgument FM, class T = ad::detail::argument_scalar_t<FM>>
+T sum_of_rows(const Lik& lik, const FM& F, const Eigen::MatrixXd& Y) {
   Eigen::Matrix<T, Eigen::Dynamic, 1> terms(F.rows());
   Eigen::Matrix<T, Eigen::Dynamic, 1> f(F.cols());
   for (Eigen::Index i = 0; i < F.rows(); ++i) {
-    f = F.row(i).transpose();
+    for (Eigen::Index k = 0; k < F.cols(); ++k) f(k) = F(i, k);
     terms(i) = lik.nll(f, Y.row(i).transpose().eval());
   }
   return T(ad::sum(terms));

@@ -14,6 +14,7 @@
 #include <boost/random/poisson_distribution.hpp>
 
 #include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/reductions.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
@@ -38,9 +39,8 @@ class PoissonLog : public LikelihoodBase {
   }
 
   // Σ over rows. Cost: O(B·d); on Var three fused entries (exp node, sum, dot).
-  template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
-              const Eigen::MatrixXd& Y) const {
+  template <ad::MatrixArgument FM, class T = ad::detail::argument_scalar_t<FM>>
+  T batch_nll(const FM& F, const Eigen::MatrixXd& Y) const {
     check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     double c = 0.0;
     for (Eigen::Index j = 0; j < Y.cols(); ++j)

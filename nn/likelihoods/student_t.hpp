@@ -24,6 +24,7 @@
 #include <Eigen/Core>
 #include <boost/random/student_t_distribution.hpp>
 
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <nn/likelihoods/likelihood.hpp>
 #include <nn/likelihoods/likelihood_base.hpp>
@@ -65,9 +66,8 @@ class StudentT : public LikelihoodBase {
   }
 
   // Σ over rows. Cost: B per-example recordings and one sum.
-  template <class T>
-  T batch_nll(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& F,
-              const Eigen::MatrixXd& Y) const {
+  template <ad::MatrixArgument FM, class T = ad::detail::argument_scalar_t<FM>>
+  T batch_nll(const FM& F, const Eigen::MatrixXd& Y) const {
     check_batch("batch_nll", F.rows(), F.cols(), Y.rows(), Y.cols());
     return detail::sum_of_rows(*this, F, Y);
   }

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 #include <boost/test/unit_test.hpp>
@@ -187,17 +188,12 @@ BOOST_AUTO_TEST_CASE(cache_gives_pre_activation_adjoints) {
   const nn::Sequential net{nn::Dense(3, 5), nn::Tanh{}, nn::Dense(5, 2)};
   const Eigen::VectorXd th = random_theta(net, 13);
   const Eigen::MatrixXd X = random_batch(6, 3, 14);
-  ad::TapeScope<double> scope;
-  ad::Tape<double>& t = scope.tape();
-  ad::VarVector<double> tv(th.size());
-  for (Eigen::Index i = 0; i < th.size(); ++i) tv(i) = ad::Var<double>::independent(th(i));
+  ad::Recording<double> rec;
+  const ad::VarVector<double> tv = rec.inputs(th);
   const nn::ForwardCache<ad::Var<double>> c = net.forward_with_cache(tv, X);
   BOOST_TEST(c.inputs.size() == 2u);
   BOOST_TEST(c.pre_activations.size() == 2u);
-  const ad::Var<double> L = 0.5 * ad::squared_norm(c.output);
-  t.zero_adjoints();
-  t.adjoint(L.index()) = 1.0;
-  t.reverse(scope.mark());
+  BOOST_TEST_REQUIRE(rec.backward(0.5 * ad::squared_norm(c.output)));
   const Eigen::MatrixXd F = ad::values_of(c.output);
   const Eigen::MatrixXd Z1 = ad::values_of(c.pre_activations[0]);
   const Eigen::Map<const nn::RowMajorMatrix<double>> W2(
@@ -205,15 +201,64 @@ BOOST_AUTO_TEST_CASE(cache_gives_pre_activation_adjoints) {
   const Eigen::MatrixXd d2 = F;
   const Eigen::MatrixXd d1 = ((d2 * W2).array() * (1.0 - Z1.array().tanh().square())).matrix();
   NGVI_CHECK_REPORT(
-      compare(nn::adjoints_of(c.pre_activations[1], t), d2, tol::closed_form, "delta of layer 2"));
+      compare(rec.adjoints_of(c.pre_activations[1]), d2, tol::closed_form, "delta of layer 2"));
   NGVI_CHECK_REPORT(
-      compare(nn::adjoints_of(c.pre_activations[0], t), d1, tol::closed_form, "delta of layer 1"));
+      compare(rec.adjoints_of(c.pre_activations[0]), d1, tol::closed_form, "delta of layer 1"));
   NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[1]), Eigen::MatrixXd(Z1.array().tanh()),
                             tol::closed_form, "input of layer 2"));
   NGVI_CHECK_REPORT(compare(ad::values_of(c.inputs[0]), X, tol::exact, "input of layer 1"));
   // Consecutive indices, column-major: what the batched per-example route relies on.
   const auto& Z = c.pre_activations[0];
   for (Eigen::Index k = 0; k < Z.size(); ++k) BOOST_TEST(Z(k).index() == Z(0).index() + k);
+}
+
+// trace is the network's one pass. On Var its output is one matrix variable with forward()'s
+// values, and the hook sees each dense layer in order with its input and pre-activation. With θ
+// constant and the first pre-activation lifted onto the tape (the batched per-example route's
+// form), the adjoints of every pre-activation are those of the Var route. An activation in front
+// of the first dense layer acts on X.
+BOOST_AUTO_TEST_CASE(trace_is_the_one_pass_with_a_hook_per_dense_layer) {
+  const nn::Sequential net{nn::Tanh{}, nn::Dense(3, 5), nn::Sigmoid{}, nn::Dense(5, 2)};
+  const Eigen::VectorXd th = random_theta(net, 21);
+  const Eigen::MatrixXd X = random_batch(6, 3, 22);
+  const Eigen::MatrixXd F = net.forward(th, X);
+  NGVI_CHECK_REPORT(compare(F, hand_forward(net, th, X, all_acts), tol::closed_form,
+                            "forward with a leading activation vs loop"));
+  std::vector<Eigen::MatrixXd> inputs, deltas;
+  {
+    ad::Recording<double> rec;
+    const ad::VarVector<double> tv = rec.inputs(th);
+    std::vector<ad::MatrixVar<double>> Z;
+    const ad::MatrixVar<double> out =
+        net.trace(tv, X, [&](std::size_t k, const auto& in, const ad::MatrixVar<double>& z) {
+          BOOST_TEST(k == Z.size());
+          BOOST_TEST(in.cols() == net.dense_layers()[k].in);
+          if constexpr (ad::is_matrix_var_v<decltype(in)>)
+            inputs.emplace_back(in.value());
+          else
+            inputs.emplace_back(in);
+          Z.push_back(z);
+        });
+    BOOST_TEST_REQUIRE(Z.size() == 2u);
+    NGVI_CHECK_REPORT(compare(Eigen::MatrixXd(out.value()), F, tol::ad_vs_ad, "trace vs forward"));
+    NGVI_CHECK_REPORT(compare(inputs[0], Eigen::MatrixXd(X.array().tanh()), tol::closed_form,
+                              "input of layer 1: tanh(X)"));
+    BOOST_TEST_REQUIRE(rec.backward(0.5 * ad::squared_norm(out)));
+    for (const ad::MatrixVar<double>& z : Z) deltas.push_back(rec.adjoints_of(z));
+  }
+  ad::Recording<double> rec;
+  std::vector<ad::MatrixVar<double>> Z;
+  const ad::MatrixVar<double> out = net.trace(
+      th, X, [&](std::size_t, const auto&, const ad::MatrixVar<double>& z) { Z.push_back(z); },
+      [&rec](const Eigen::MatrixXd& z) { return rec.lift_matrix(z); });
+  BOOST_TEST_REQUIRE(Z.size() == 2u);
+  BOOST_TEST(Z[0].is_active());
+  NGVI_CHECK_REPORT(compare(Eigen::MatrixXd(out.value()), F, tol::ad_vs_ad, "lifted trace"));
+  BOOST_TEST_REQUIRE(rec.backward(0.5 * ad::squared_norm(out)));
+  NGVI_CHECK_REPORT(
+      compare(rec.adjoints_of(Z[0]), deltas[0], tol::ad_vs_ad, "δ of layer 1, θ constant"));
+  NGVI_CHECK_REPORT(
+      compare(rec.adjoints_of(Z[1]), deltas[1], tol::ad_vs_ad, "δ of layer 2, θ constant"));
 }
 
 BOOST_AUTO_TEST_CASE(init_follows_the_layer_choice) {

@@ -136,10 +136,26 @@ void check_batch(const Lik& lik, const Eigen::MatrixXd& F, const Eigen::MatrixXd
                    Eigen::VectorXd(Y.row(i).transpose()));
     return s;
   };
-  NGVI_CHECK_REPORT(compare(ad::gradient(batched, x), ad::gradient(rows, x), tol::ad_vs_ad,
+  // The same batch as one matrix variable (what Sequential::trace and the batched route pass).
+  auto handle = [&](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::Scalar;
+    const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> M = v.reshaped(F.rows(), F.cols());
+    return lik.batch_nll(ad::as_matrix(M), Y);
+  };
+  const Eigen::VectorXd g_rows = ad::gradient(rows, x);
+  const Eigen::MatrixXd h_rows = ad::hessian(rows, x);
+  NGVI_CHECK_REPORT(compare(ad::gradient(batched, x), g_rows, tol::ad_vs_ad,
                             std::string(Lik::name) + ": gradient of batch_nll vs of Σ nll"));
-  NGVI_CHECK_REPORT(compare(ad::hessian(batched, x), ad::hessian(rows, x), tol::ad_vs_ad,
+  NGVI_CHECK_REPORT(compare(ad::hessian(batched, x), h_rows, tol::ad_vs_ad,
                             std::string(Lik::name) + ": Hessian of batch_nll vs of Σ nll"));
+  Eigen::VectorXd g_handle;
+  const double value = ad::value_and_gradient(handle, x, g_handle);
+  NGVI_CHECK_REPORT(compare(g_handle, g_rows, tol::ad_vs_ad,
+                            std::string(Lik::name) + ": gradient of batch_nll(MatrixVar)"));
+  NGVI_CHECK_REPORT(compare(value, sum, tol::ad_vs_ad,
+                            std::string(Lik::name) + ": batch_nll(MatrixVar) vs Σ nll"));
+  NGVI_CHECK_REPORT(compare(ad::hessian(handle, x), h_rows, tol::ad_vs_ad,
+                            std::string(Lik::name) + ": Hessian of batch_nll(MatrixVar)"));
 }
 
 bool contains(const std::string& s, const std::string& part) {
@@ -307,6 +323,13 @@ BOOST_AUTO_TEST_CASE(softmax_categorical) {
   Eigen::MatrixXd bad(2, 1);
   bad << 1.0, 3.0;
   BOOST_CHECK_THROW(lik.check_targets(bad), std::invalid_argument);
+  // The batch form names the row of a bad target.
+  try {
+    (void)lik.batch_nll(Eigen::MatrixXd(F.topRows(2)), bad);
+    BOOST_ERROR("batch_nll accepted class 3 of 3");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(contains(e.what(), "row 1"), e.what());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(poisson_log) {

@@ -9,6 +9,7 @@
 // explicit sums of the generic route's rows.
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -379,6 +380,51 @@ BOOST_AUTO_TEST_CASE(wrong_theta_size_is_rejected) {
                     std::invalid_argument);
   BOOST_CHECK_THROW(nn::per_example_gradients_generic(model, Eigen::VectorXd::Zero(4), G),
                     std::invalid_argument);
+}
+
+// A model that is not nn::Supervised but has what the batched route asks for (a Sequential
+// net, a likelihood, the data and where the likelihood's parameters sit in θ).
+template <class Lik>
+class OwnModel {
+ public:
+  explicit OwnModel(nn::Supervised<nn::Sequential, Lik> m) : m_(std::move(m)) {}
+  Eigen::Index num_examples() const { return m_.num_examples(); }
+  Eigen::Index num_params() const { return m_.num_params(); }
+  template <class T>
+  T example_loss(const nn::Vector<T>& theta, Eigen::Index i) const {
+    return m_.example_loss(theta, i);
+  }
+  const nn::Sequential& net() const { return m_.net(); }
+  const Lik& likelihood() const { return m_.likelihood(); }
+  const nn::Dataset& data() const { return m_.data(); }
+  Eigen::Index likelihood_offset() const { return m_.likelihood_offset(); }
+
+ private:
+  nn::Supervised<nn::Sequential, Lik> m_;
+};
+static_assert(nn::BatchedSequentialModel<OwnModel<nn::GaussianLearnedNoise>>);
+static_assert(nn::BatchedSequentialModel<nn::Supervised<nn::Sequential, nn::BernoulliLogit>>);
+
+BOOST_AUTO_TEST_CASE(the_batched_route_is_chosen_by_capability_not_by_type) {
+  const nn::Supervised model(nn::Sequential{nn::Dense(3, 6), nn::Tanh{}, nn::Dense(6, 1)},
+                             nn::GaussianLearnedNoise(3.0), make_data(17, 3, 1, 5, 0));
+  const auto callable =
+      nn::make_model([&model](const auto& t, Eigen::Index i) { return model.example_loss(t, i); },
+                     model.num_examples(), model.num_params());
+  static_assert(!nn::BatchedSequentialModel<decltype(callable)>);
+  const OwnModel<nn::GaussianLearnedNoise> own(model);
+  const Eigen::VectorXd th = start(model, 6);
+  nn::RowMatrixXd G_own, G_generic;
+  Eigen::VectorXd l_own, l_generic;
+  nn::per_example_gradients(own, th, G_own, {.threads = 2, .grain = 4}, &l_own);
+  nn::per_example_gradients_generic(model, th, G_generic, {.threads = 1, .grain = 4}, &l_generic);
+  NGVI_CHECK_REPORT(compare(G_own, G_generic, tol::ad_vs_ad,
+                            "own model by the batched route vs Supervised by the generic route"));
+  NGVI_CHECK_REPORT(compare(l_own, l_generic, tol::ad_vs_ad, "losses of both"));
+  nn::RowMatrixXd G_supervised;
+  nn::per_example_gradients(model, th, G_supervised, {.threads = 1, .grain = 4});
+  NGVI_CHECK_REPORT(compare(G_own, G_supervised, tol::exact,
+                            "own model vs Supervised, both batched: the same operations"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,13 +7,13 @@
 // the fixed blocks of blocked_range_sum (their boundaries depend on |idx| and CurvatureOptions,
 // never on the thread count; block sums are added in block order), and each block is one task:
 //  * its Jacobians come from nn's per-example route on the block, run as one task
-//    (nn/per_example.hpp: for Supervised<Sequential, L> one batched forward pass and one reverse
-//    sweep per network output, BackPACK-style; for any other OutputModel one recording per
-//    example), stacked as Jb (B·m × P), with the outputs fᵢ the Jacobians were taken at; when
-//    only some columns are wanted (K-FAC's S factor wants the biases'), the batched route
-//    builds just those columns from the δs (a bias column of Jᵢ's row k is δᵢₖ, a weight
-//    column δᵢₖ·aᵢ, a likelihood parameter's a unit entry) — the same numbers as the columns
-//    of the full Jb, without its B·m·P entries;
+//    (nn/per_example.hpp: for a BatchedSequentialModel such as Supervised<Sequential, L> one
+//    batched forward pass and one reverse sweep per network output, BackPACK-style; for any
+//    other OutputModel one recording per example), stacked as Jb (B·m × P), with the outputs fᵢ the
+//    Jacobians were taken at; when only some columns are wanted (K-FAC's S factor wants the
+//    biases'), the batched route builds just those columns from the δs (a bias column of Jᵢ's row k
+//    is δᵢₖ, a weight column δᵢₖ·aᵢ, a likelihood parameter's a unit entry) — the same numbers as
+//    the columns of the full Jb, without its B·m·P entries;
 //  * full: Jbᵀ (M Jb) with M block-diagonal, one matrix product per block;
 //  * diagonal: the column sums of Jb ∘ (M Jb) — except on the batched route, which never forms
 //    Jb: dense layer l's weight columns of Jᵢ's row k are δᵢₖaᵢᵀ (δᵢₖ = ∂fᵢₖ/∂zᵢ, aᵢ the layer's
@@ -46,11 +46,10 @@ enum class SandwichShape {
 // from the batched route's δs, and the outputs F (B×m) they were taken at. Entry by entry the
 // same numbers as those columns of jacobians_batched's Jb (one product δ·a per weight entry).
 // Cost: one batched forward pass + net.output_dim() reverse sweeps + O(B·m·C).
-template <class Lik>
-void batched_jacobian_columns(const Supervised<Sequential, Lik>& model,
-                              const Eigen::VectorXd& theta, ExampleIndices block,
-                              std::span<const Eigen::Index> columns, RowMatrixXd& J,
-                              Eigen::MatrixXd& F) {
+template <BatchedSequentialModel Model>
+void batched_jacobian_columns(const Model& model, const Eigen::VectorXd& theta,
+                              ExampleIndices block, std::span<const Eigen::Index> columns,
+                              RowMatrixXd& J, Eigen::MatrixXd& F) {
   const auto B = static_cast<Eigen::Index>(block.size());
   const auto C = static_cast<Eigen::Index>(columns.size());
   const Eigen::Index out = model.net().output_dim(), m = model.output_dim();
@@ -79,7 +78,7 @@ void batched_jacobian_columns(const Supervised<Sequential, Lik>& model,
   with_block_output_deltas(
       model, theta, block,
       [&](const BatchedPass& pass, const std::vector<std::vector<RowMatrixXd>>& deltas) {
-        F = ad::values_of(pass.eta);
+        F = pass.eta.value();
         for (Eigen::Index c = 0; c < C; ++c) {
           const Source& s = source[static_cast<std::size_t>(c)];
           for (Eigen::Index i = 0; i < B; ++i) {
@@ -98,14 +97,14 @@ void batched_jacobian_columns(const Supervised<Sequential, Lik>& model,
 }
 
 // The batched diagonal of one block (see the file comment) added to acc (P×1).
-template <class Lik, class OutputMatrix>
-void add_batched_sandwich_diagonal(const Supervised<Sequential, Lik>& model,
-                                   const Eigen::VectorXd& theta, ExampleIndices block,
-                                   OutputMatrix& output_matrix, Eigen::MatrixXd& acc) {
+template <BatchedSequentialModel Model, class OutputMatrix>
+void add_batched_sandwich_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                   ExampleIndices block, OutputMatrix& output_matrix,
+                                   Eigen::MatrixXd& acc) {
   with_block_output_deltas(
       model, theta, block,
       [&](const BatchedPass& pass, const std::vector<std::vector<RowMatrixXd>>& deltas) {
-        const Eigen::MatrixXd F = ad::values_of(pass.eta);
+        const Eigen::MatrixXd F = pass.eta.value();
         const auto B = static_cast<Eigen::Index>(block.size());
         const Eigen::Index out = model.net().output_dim(), K = F.cols();
         std::vector<Eigen::MatrixXd> M(static_cast<std::size_t>(B));
@@ -159,7 +158,7 @@ Eigen::MatrixXd jacobian_sandwich_sum(const Model& model, const Eigen::VectorXd&
         RowMatrixXd J;
         Eigen::MatrixXd F;
         bool restricted = false;
-        if constexpr (is_supervised_sequential_v<Model>) {
+        if constexpr (BatchedSequentialModel<Model>) {
           if (!full && columns.empty()) {
             add_batched_sandwich_diagonal(model, theta, block, output_matrix, acc);
             return;

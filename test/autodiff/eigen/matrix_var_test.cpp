@@ -6,6 +6,7 @@
 // support/position_independence.hpp (identical bits). Then the conversions (gather, transpose,
 // constants, independent variables) against closed forms, and the shape errors.
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include <Eigen/Core>
@@ -169,6 +170,37 @@ BOOST_AUTO_TEST_CASE(independent_variables_constants_and_adjoints) {
   const ad::MatrixVar<double> again(E);
   BOOST_TEST(again.first_index() == M.first_index());
   BOOST_TEST(tape.num_vars() == vars);
+}
+
+BOOST_AUTO_TEST_CASE(column_blocks_are_the_same_variables_without_a_record) {
+  ad::Tape<double> tape;
+  ad::TapeScope<double> scope(tape);
+  const Eigen::MatrixXd v = spread(12, -1.5, 2.0).reshaped(3, 4);
+  const auto M = ad::MatrixVar<double>::variables(v);
+  const std::size_t vars = tape.num_vars(), statements = tape.num_statements();
+  const ad::MatrixVar<double> mid = M.middleCols(1, 2), last = M.col(3);
+  BOOST_TEST(tape.num_vars() == vars);
+  BOOST_TEST(tape.num_statements() == statements);
+  BOOST_TEST(mid.rows() == 3);
+  BOOST_TEST(mid.cols() == 2);
+  BOOST_TEST(mid.first_index() == M.first_index() + 3);
+  BOOST_TEST(last.first_index() == M.first_index() + 9);
+  BOOST_TEST((Eigen::MatrixXd(mid.value()) == v.middleCols(1, 2)));
+  BOOST_TEST((Eigen::MatrixXd(M.rightCols(2).value()) == v.rightCols(2)));
+  BOOST_TEST((Eigen::MatrixXd(M.leftCols(1).value()) == v.leftCols(1)));
+  // f = Σ mid² + 3 Σ last: ∂f/∂M is 2v on columns 1, 2, 3 on column 3 and 0 on column 0.
+  const ad::Var<double> f = ad::squared_norm(mid) + 3.0 * ad::sum(last);
+  tape.zero_adjoints();
+  tape.adjoint(f.index()) = 1.0;
+  tape.reverse();
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(3, 4);
+  expected.middleCols(1, 2) = 2.0 * v.middleCols(1, 2);
+  expected.col(3).setConstant(3.0);
+  BOOST_TEST((M.adjoint(tape) == expected));
+  const auto C = ad::MatrixVar<double>(Eigen::MatrixXd::Ones(2, 3));
+  BOOST_TEST(!C.col(1).is_active());
+  BOOST_CHECK_THROW((void)M.middleCols(3, 2), std::out_of_range);
+  BOOST_CHECK_THROW((void)M.col(-1), std::out_of_range);
 }
 
 BOOST_AUTO_TEST_CASE(shape_errors_name_the_function_and_both_shapes) {

@@ -14,6 +14,8 @@
 #include <autodiff/core/active_tape.hpp>
 #include <autodiff/core/dual.hpp>
 #include <autodiff/core/var.hpp>
+#include <autodiff/eigen/elementwise.hpp>
+#include <autodiff/eigen/matrix_var.hpp>
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/expr/functions.hpp>
 #include <autodiff/expr/operators.hpp>
@@ -146,6 +148,27 @@ BOOST_AUTO_TEST_CASE(seeded_sums_are_vector_jacobian_products) {
   NGVI_CHECK_REPORT(vf::compare(Eigen::VectorXd(rec.adjoints(xv)),
                                 (J.transpose() * Eigen::Vector3d::Ones()).eval(), tol::closed_form,
                                 "Jᵀ1"));
+}
+
+BOOST_AUTO_TEST_CASE(a_matrix_variable_seeds_the_sum_of_its_entries) {
+  // Y = M ∘ M by columns (a fused node's output handle): backward(Y.col(1)) gives ∂(Σ col 1)/∂M =
+  // 2M on column 1, and backward(Y) 2M everywhere — as seeding the same Vars one by one does.
+  Eigen::MatrixXd M(2, 3);
+  M << 0.5, -1.0, 2.0, 1.5, 0.25, -0.75;
+  ad::Recording<double> rec;
+  const ad::MatrixVar<double> Mv = rec.lift_matrix(M);
+  const ad::MatrixVar<double> Y = ad::cwise_product(Mv, Mv);
+  BOOST_TEST_REQUIRE(rec.backward(Y.col(1)));
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(2, 3);
+  expected.col(1) = 2.0 * M.col(1);
+  NGVI_CHECK_REPORT(vf::compare(rec.adjoints_of(Mv), expected, tol::closed_form, "∂Σ Y₁/∂M"));
+  BOOST_TEST_REQUIRE(rec.backward(Y));
+  const Eigen::MatrixXd all = rec.adjoints_of(Mv);
+  NGVI_CHECK_REPORT(vf::compare(all, Eigen::MatrixXd(2.0 * M), tol::closed_form, "∂Σ Y/∂M"));
+  BOOST_TEST_REQUIRE(rec.backward(Y.to_eigen()));
+  BOOST_TEST((rec.adjoints_of(Mv) == all));
+  BOOST_TEST(!rec.backward(ad::MatrixVar<double>(M)));
+  BOOST_TEST(rec.adjoints_of(Mv).isZero(0.0));
 }
 
 BOOST_AUTO_TEST_CASE(constants_seed_nothing_and_read_zero) {

@@ -112,20 +112,15 @@ BOOST_AUTO_TEST_CASE(empirical_s_matches_pre_activation_adjoints) {
   const std::vector<nn::KfacFactors> k = nn::kfac_factors(m, theta, o);
   // Route 1: record the batch loss once, with Sequential's cache of pre-activations Z; after
   // one reverse sweep row i of Z's adjoint is ∂ℓᵢ/∂zᵢ.
-  ad::TapeScope<double> scope;
-  ad::Tape<double>& t = scope.tape();
-  ad::VarVector<double> th(theta.size());
-  for (Eigen::Index p = 0; p < theta.size(); ++p)
-    th(p) = ad::Var<double>::from_index(theta(p), t.new_index(), t);
-  const nn::ForwardCache<ad::Var<double>> cache = m.net().forward_with_cache(th, m.data().X);
-  const ad::Var<double> loss = m.likelihood().batch_nll(cache.output, m.data().Y);
-  t.zero_adjoints();
-  t.adjoint(loss.index()) = 1.0;
-  t.reverse(scope.mark());
-  // Read the adjoints now: the drivers below record on this thread's tape and reset them.
   std::vector<Eigen::MatrixXd> deltas;
-  for (std::size_t l = 0; l < 2; ++l)
-    deltas.push_back(nn::adjoints_of(cache.pre_activations[l], t));
+  {
+    ad::Recording<double> rec;
+    const ad::VarVector<double> th = rec.inputs(theta);
+    const nn::ForwardCache<ad::Var<double>> cache = m.net().forward_with_cache(th, m.data().X);
+    BOOST_TEST_REQUIRE(rec.backward(m.likelihood().batch_nll(cache.output, m.data().Y)));
+    // Read the adjoints now: the drivers below record on this thread's tape and reset them.
+    for (std::size_t l = 0; l < 2; ++l) deltas.push_back(rec.adjoints_of(cache.pre_activations[l]));
+  }
   // Route 2: the bias columns of the per-example gradients.
   const ad::RowMatrixXd G = nn::example_gradients(m, theta);
   for (std::size_t l = 0; l < 2; ++l) {
