@@ -17,6 +17,7 @@ namespace {
 namespace ad = ngvi::ad;
 namespace vf = ngvi::ad::verify;
 namespace tol = ngvi::ad::verify::tolerances;
+using ngvi::test::readout;
 
 template <class T>
 using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
@@ -24,18 +25,6 @@ template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 template <class T>
 using ColMap = Eigen::Map<const Mat<T>>;
-
-// A nonlinear scalar of the outputs, by scalar statements: Σ w_k y_k (1 + y_k / 4).
-template <class M>
-auto readout(const M& y) {
-  using T = typename M::Scalar;
-  T s = 0.0;
-  for (Eigen::Index k = 0; k < y.size(); ++k) {
-    const double w = 0.3 + 0.05 * static_cast<double>(k % 7);
-    s += w * y(k) * (1.0 + 0.25 * y(k));
-  }
-  return s;
-}
 
 Eigen::VectorXd point(Eigen::Index n) {
   Eigen::VectorXd x(n);
@@ -86,30 +75,8 @@ BOOST_AUTO_TEST_CASE(probabilities_sum_to_one_without_overflow) {
 BOOST_AUTO_TEST_CASE(a_matrix_variable_gives_the_bits_of_the_eigen_route) {
   // One node either way: the handle's values are read in place, an Eigen matrix of Var is copied
   // into the output array first; the transpose view is the operand of the transposed Eigen matrix.
-  ngvi::test::check_same_bits(
-      "log_softmax of a 3x4 matrix variable",
-      [](const auto& th) {
-        using T = typename std::decay_t<decltype(th)>::Scalar;
-        return readout(ad::log_softmax(ad::as_matrix(ColMap<T>(th.data(), 3, 4))));
-      },
-      [](const auto& th) {
-        using T = typename std::decay_t<decltype(th)>::Scalar;
-        return readout(Mat<T>(ad::log_softmax(ColMap<T>(th.data(), 3, 4))));
-      },
-      point(12));
-  ngvi::test::check_same_bits(
-      "log_softmax of the transpose view",
-      [](const auto& th) {
-        using T = typename std::decay_t<decltype(th)>::Scalar;
-        const auto y = ad::log_softmax(ad::as_matrix(ColMap<T>(th.data(), 3, 4)).transpose());
-        BOOST_TEST((y.rows() == 4 && y.cols() == 3));
-        return readout(y);
-      },
-      [](const auto& th) {
-        using T = typename std::decay_t<decltype(th)>::Scalar;
-        return readout(Mat<T>(ad::log_softmax(ColMap<T>(th.data(), 3, 4).transpose())));
-      },
-      point(12));
+  ngvi::test::check_handle_gives_eigen_bits(
+      "log_softmax", [](const auto& X) { return ad::log_softmax(X); }, 3, 4, point(12));
 }
 
 BOOST_AUTO_TEST_CASE(a_matrix_variable_matches_closed_form_and_finite_differences) {

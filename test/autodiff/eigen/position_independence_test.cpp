@@ -17,10 +17,13 @@
 
 #include <support/position_independence.hpp>
 
+#include "routes.hpp"
+
 namespace {
 
 namespace ad = ngvi::ad;
 using ngvi::test::check_position_independence;
+using ngvi::test::readout;
 using ngvi::test::spread;
 
 template <class T>
@@ -36,18 +39,7 @@ Eigen::MatrixXd data_matrix(Eigen::Index r, Eigen::Index c, double phase) {
   return spread(r * c, -1.0, 2.0, phase).reshaped(r, c);
 }
 
-// A scalar from a node's outputs by scalar statements only: Σ w_k y_k (1 + y_k / 4). Nonlinear,
-// so that Hessians go through the node's second-order (dual) path.
-template <class M>
-auto readout(const M& y) {
-  using T = typename M::Scalar;
-  T s = 0.0;
-  for (Eigen::Index k = 0; k < y.size(); ++k) {
-    const double w = 0.3 + 0.05 * static_cast<double>(k % 7);
-    s += w * y(k) * (1.0 + 0.25 * y(k));
-  }
-  return s;
-}
+// readout's term for a node with one scalar output.
 template <class T>
 T readout_scalar(const T& s) {
   return s * (1.0 + 0.25 * s);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -16,6 +17,20 @@
 #include <support/check_report.hpp>
 
 namespace ngvi::test {
+
+// A scalar from a node's outputs y by scalar statements only: Σ w_k y_k (1 + y_k / 4), w_k
+// cycling through 0.3 … 0.6. Nonlinear, so that Hessians go through the node's second-order
+// (dual) path.
+template <class M>
+auto readout(const M& y) {
+  using T = typename M::Scalar;
+  T s = 0.0;
+  for (Eigen::Index k = 0; k < y.size(); ++k) {
+    const double w = 0.3 + 0.05 * static_cast<double>(k % 7);
+    s += w * y(k) * (1.0 + 0.25 * y(k));
+  }
+  return s;
+}
 
 // Value, gradient and Hessian of `fused` against `scalar` (AD vs AD), and gradient and Hessian
 // of `fused` against finite differences.
@@ -50,6 +65,53 @@ void check_same_bits(const std::string& what, const F& f, const G& g, const Eige
   NGVI_CHECK_BITWISE(value_f, value_g, what + ": value");
   NGVI_CHECK_BITWISE(grad_f, grad_g, what + ": gradient");
   NGVI_CHECK_BITWISE(ngvi::ad::hessian(f, x), ngvi::ad::hessian(g, x), what + ": Hessian");
+}
+
+// A node's result as one scalar: a scalar as it is, a matrix (Eigen or matrix variable) through
+// readout.
+template <class T, class R>
+T scalar_of_result(const R& r) {
+  if constexpr (ngvi::ad::is_matrix_var_v<R>)
+    return readout(r);
+  else if constexpr (requires { r.rows(); })
+    return readout(Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>(r));
+  else
+    return T(r);
+}
+
+// op on a rows×cols matrix variable, and on its transpose view, gives the bits of op on the same
+// Eigen matrix of Var (and on its transpose): the handle route reads the values in place, the
+// Eigen route copies them first, and the arithmetic must be the same. x has rows·cols entries.
+template <class Op>
+void check_handle_gives_eigen_bits(const std::string& what, const Op& op, Eigen::Index rows,
+                                   Eigen::Index cols, const Eigen::VectorXd& x) {
+  auto map = [rows, cols](const auto& th) {
+    using T = typename std::decay_t<decltype(th)>::Scalar;
+    return Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>>(th.data(), rows,
+                                                                              cols);
+  };
+  check_same_bits(
+      what + " of a matrix variable",
+      [&](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return scalar_of_result<T>(op(ngvi::ad::as_matrix(map(th))));
+      },
+      [&](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return scalar_of_result<T>(op(map(th)));
+      },
+      x);
+  check_same_bits(
+      what + " of the transpose view",
+      [&](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return scalar_of_result<T>(op(ngvi::ad::as_matrix(map(th)).transpose()));
+      },
+      [&](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return scalar_of_result<T>(op(map(th).transpose()));
+      },
+      x);
 }
 
 }  // namespace ngvi::test
