@@ -142,6 +142,24 @@ class Sequential {
     }
   }
 
+  // Applies layer `k` (an activation) to a batch (an Eigen matrix or an ad::MatrixVar), for
+  // code that walks the layers itself; the result is of the batch's kind.
+  template <ad::MatrixArgument M>
+  static auto apply_activation(const Layer& layer, const M& A) {
+    using Out = std::conditional_t<ad::is_matrix_var_v<M>, M, Matrix<typename M::Scalar>>;
+    return std::visit(
+        [&](const auto& l) -> Out {
+          using L = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<L, Dense>) {
+            throw std::logic_error(
+                "ngvi::nn::Sequential::apply_activation called on a dense layer");
+          } else {
+            return Out(L::apply(A));
+          }
+        },
+        layer);
+  }
+
   // The network output (B×output_dim) for a batch X (B×input_dim, one example per row).
   // θ's first num_params() entries are the network's; further entries (a likelihood's own
   // parameters, say) are ignored. Cost: per dense layer one B×in×out GEMM; on Var, per layer
@@ -200,24 +218,6 @@ class Sequential {
       }
     }
     return A;
-  }
-
-  // Applies layer `k` (an activation) to a batch (an Eigen matrix or an ad::MatrixVar), for
-  // code that walks the layers itself; the result is of the batch's kind.
-  template <ad::MatrixArgument M>
-  static auto apply_activation(const Layer& layer, const M& A) {
-    using Out = std::conditional_t<ad::is_matrix_var_v<M>, M, Matrix<typename M::Scalar>>;
-    return std::visit(
-        [&](const auto& l) -> Out {
-          using L = std::decay_t<decltype(l)>;
-          if constexpr (std::is_same_v<L, Dense>) {
-            throw std::logic_error(
-                "ngvi::nn::Sequential::apply_activation called on a dense layer");
-          } else {
-            return Out(L::apply(A));
-          }
-        },
-        layer);
   }
 
  private:
