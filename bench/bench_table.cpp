@@ -58,7 +58,7 @@ const std::vector<Row>& rows() {
        {{"Stan", 12.5}, {"ADOL-C", 13.9}, {"PyTorch", 2.7}}},
       {"W1_chain_grad",
        "ngvi_fused",
-       "W1 chain n=1e5, gradient — fused elementwise nodes",
+       "W1 chain n=1e5, gradient — fused nodes, input as one matrix variable",
        2.0,
        {{"Stan matrix", 11.3}, {"PyTorch", 2.7}}},
       {"W2_mlp_grad",

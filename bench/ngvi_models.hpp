@@ -32,12 +32,21 @@ T chain_loop(const Vec<T>& x) {
   return adb::w1_chain<T>(x, static_cast<int>(x.size()));
 }
 
-// The same function with fused coefficient-wise nodes and reductions on matrix variables
-// (ad::as_matrix: one handle for x's head and one for its tail, no per-coefficient Vars between
-// the nodes); Σ sin(x_i)² is written ‖sin(x)‖², which saves the square node (see
-// chain_fused_square).
+// The same function with fused coefficient-wise nodes and reductions on a matrix variable: a
+// function declared on ad::MatrixVar gets x from the driver as one handle, whose head and tail
+// are views of it, so no per-coefficient Var is made anywhere; Σ sin(x_i)² is written ‖sin(x)‖²,
+// which saves the square node (see chain_fused_square).
+template <class Real>
+ngvi::ad::Var<Real> chain_fused(const ngvi::ad::MatrixVar<Real>& x) {
+  using namespace ngvi::ad;
+  const Eigen::Index m = x.size() - 1;
+  const auto a = x.head(m), b = x.tail(m);
+  return sum(log1p_exp(cwise_product(a, b))) + squared_norm(sin(a));
+}
+// The same nodes on a function of the Eigen vector of Var: ad::as_matrix copies x's head and its
+// tail into two handles first.
 template <class T>
-T chain_fused(const Vec<T>& x) {
+T chain_fused_vector(const Vec<T>& x) {
   using namespace ngvi::ad;
   const Eigen::Index m = x.size() - 1;
   const auto a = as_matrix(x.head(m));

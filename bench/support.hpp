@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -111,7 +112,8 @@ TapeStats stats_of(const TapeT& t) {
 // on (for the untimed check call; the timed loop calls the model directly).
 template <class F>
 auto with_stats(F& f, TapeStats& stats) {
-  return [&f, &stats](const auto& x) {
+  // Callable with what f is callable with, so that the drivers hand it f's input form.
+  return [&f, &stats ]<class X>(const X& x) requires std::invocable<F&, const X&> {
     auto y = f(x);
     using T = typename std::decay_t<decltype(x)>::Scalar;
     stats = stats_of(ngvi::ad::active_tape<typename T::value_type>());

@@ -200,6 +200,28 @@ class MatrixVar {
     return out;
   }
   MatrixVar col(Eigen::Index j) const { return middleCols(j, 1); }
+
+  // Of a vector (one row or one column): entries i … i+n−1 as a handle of the same variables,
+  // contiguous like any block of a vector, so this records nothing and copies nothing. Throws
+  // std::invalid_argument if the handle is not a vector, std::out_of_range unless 0 <= i and
+  // i + n <= size(). Cost: O(1).
+  MatrixVar segment(Eigen::Index i, Eigen::Index n) const {
+    if (rows_ != 1 && cols_ != 1)
+      throw std::invalid_argument("ngvi::ad::MatrixVar::segment: a " + std::to_string(rows_) + "x" +
+                                  std::to_string(cols_) +
+                                  " matrix variable is not a vector (one row or one column)");
+    if (i < 0 || n < 0 || i + n > size())
+      throw std::out_of_range("ngvi::ad::MatrixVar::segment: entries " + std::to_string(i) + ".." +
+                              std::to_string(i + n - 1) + " of a vector of " +
+                              std::to_string(size()));
+    MatrixVar out = *this;
+    (rows_ == 1 ? out.cols_ : out.rows_) = n;
+    out.values_ = values_ + i;
+    if (is_active()) out.first_ = first_ + static_cast<index_t>(i);
+    return out;
+  }
+  MatrixVar head(Eigen::Index n) const { return segment(0, n); }
+  MatrixVar tail(Eigen::Index n) const { return segment(size() - n, n); }
   MatrixVar leftCols(Eigen::Index n) const { return middleCols(0, n); }
   MatrixVar rightCols(Eigen::Index n) const { return middleCols(cols_ - n, n); }
 

@@ -2,7 +2,8 @@
 //
 // Inputs carry K tangents seeded with unit vectors; one recording and one reverse sweep on
 // Tape<Dual<double, K>> yield K columns of the Hessian. The result is symmetrised,
-// (H + Hᵀ)/2, which only averages rounding differences. Cost: ⌈n/K⌉ recordings + sweeps in
+// (H + Hᵀ)/2, which only averages rounding differences. A function declared on ad::MatrixVar
+// gets x as one matrix variable, as value_and_gradient gives it. Cost: ⌈n/K⌉ recordings + sweeps in
 // Dual<double, K> arithmetic. K = 8 balances the per-sweep overhead against dual width.
 #pragma once
 
@@ -33,12 +34,13 @@ Eigen::MatrixXd hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x, doubl
     const Eigen::Index cols = std::min<Eigen::Index>(K, n - j0);
     tangents.setZero();
     tangents.block(j0, 0, cols, cols).setIdentity();
-    const VarVector<D> xv = rec.inputs(x, tangents);
+    const auto xv = detail::driver_inputs<F>(rec, x, tangents);
     const Var<D> y = f(xv);
     if (j0 == 0 && value) *value = y.value().v;
     if (!rec.backward(y)) break;
+    const auto adjoints = rec.adjoints(xv);
     for (Eigen::Index i = 0; i < n; ++i) {
-      const D a = rec.adjoint(xv(i));
+      const D& a = adjoints(i);
       if (j0 == 0 && grad) (*grad)(i) = a.v;
       for (Eigen::Index k = 0; k < cols; ++k) H(i, j0 + k) = a.d[k];
     }

@@ -2,7 +2,8 @@
 //
 // The function is recorded once on Tape<Dual<double, 1>> with input tangents v; sweeping the
 // tape in dual arithmetic gives the gradient in the adjoints' values and H·v in their
-// tangents. Exact (no finite differences). Cost: one recording + one reverse sweep in dual
+// tangents. Exact (no finite differences). A function declared on ad::MatrixVar gets x as one
+// matrix variable, as value_and_gradient gives it. Cost: one recording + one reverse sweep in dual
 // arithmetic, about 2-3 times a gradient.
 #pragma once
 
@@ -28,7 +29,7 @@ double gradient_and_hvp(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                                 " (the size of x)");
   Recording<D> rec;
   const Eigen::Index n = x.size();
-  const VarVector<D> xv = rec.inputs(x, v);
+  const auto xv = detail::driver_inputs<F>(rec, x, v);
   const Var<D> y = f(xv);
   grad.setZero(n);
   hv.setZero(n);

@@ -55,20 +55,27 @@ class Recording {
   VarVector<Real> inputs(const Eigen::Ref<const Eigen::VectorXd>& x,
                          const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires
       is_double_dual<Real>::value {
-    constexpr int K = static_cast<int>(std::extent_v<decltype(Real::d)>);
-    if (tangents.rows() != x.size() || tangents.cols() != K)
-      throw std::invalid_argument(
-          "ngvi::ad::Recording::inputs: tangents is " + std::to_string(tangents.rows()) + "×" +
-          std::to_string(tangents.cols()) + ", expected " + std::to_string(x.size()) + "×" +
-          std::to_string(K) + " (one row per input, one column per tangent direction)");
+    const Eigen::Matrix<Real, Eigen::Dynamic, 1> xt = with_tangents(x, tangents);
     VarVector<Real> v(x.size());
     const index_t first = fresh(x.size());
-    for (Eigen::Index i = 0; i < x.size(); ++i) {
-      Real xi(x(i));
-      for (int k = 0; k < K; ++k) xi.d[k] = tangents(i, k);
-      v(i) = Var<Real>::from_index(xi, first + static_cast<index_t>(i), tape());
-    }
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+      v(i) = Var<Real>::from_index(xt(i), first + static_cast<index_t>(i), tape());
     return v;
+  }
+
+  // x as one x.size()×1 matrix variable of consecutive fresh independent variables, for
+  // functions written on matrix variables: no per-coefficient Var is made, and head, tail and
+  // segment of it are views. Cost: one copy of x into the tape's arena.
+  MatrixVar<Real> input_vector(const Eigen::Ref<const Eigen::VectorXd>& x) {
+    return MatrixVar<Real>::variables(x);
+  }
+
+  // The same on Tape<Dual<double, K>>, input i carrying the tangents tangents.row(i). Throws
+  // std::invalid_argument unless tangents is x.size()×K. Cost: O(x.size()·K).
+  MatrixVar<Real> input_vector(const Eigen::Ref<const Eigen::VectorXd>& x,
+                               const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires
+      is_double_dual<Real>::value {
+    return MatrixVar<Real>::variables(with_tangents(x, tangents));
   }
 
   // values as a matrix of fresh independent variables, consecutive in column-major order:
@@ -182,6 +189,20 @@ class Recording {
     return View(&tape_->adjoint(first), vars.rows(), vars.cols());
   }
 
+  // A view of the adjoints of a matrix variable's coefficients, shaped as it (zeros for a
+  // constant are not a view: use adjoints_of). Valid until the next backward, rewind or
+  // recording. Throws std::invalid_argument for a constant. Cost: O(1).
+  Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>> adjoints(
+      const MatrixVar<Real>& m) const {
+    if (!m.is_active())
+      throw std::invalid_argument(
+          "ngvi::ad::Recording::adjoints: the " + std::to_string(m.rows()) + "x" +
+          std::to_string(m.cols()) +
+          " matrix variable is a constant (no adjoints to view); use adjoints_of");
+    if constexpr (checked_mode) m.check_on(*tape_);
+    return {&tape_->adjoint(m.first_index()), m.rows(), m.cols()};
+  }
+
   // The adjoints of any variables (0 for constants), as a Result shaped as vars: one copy
   // when they are consecutive, a gather otherwise. Cost: O(vars.size()).
   template <class Result = void, class Derived>
@@ -217,6 +238,25 @@ class Recording {
   }
 
   void sweep() { tape().reverse(scope_.mark()); }
+
+  // x in Real = Dual<double, K> with tangents.row(i) as the tangents of x(i). Throws
+  // std::invalid_argument unless tangents is x.size()×K.
+  static Eigen::Matrix<Real, Eigen::Dynamic, 1> with_tangents(
+      const Eigen::Ref<const Eigen::VectorXd>& x,
+      const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires is_double_dual<Real>::value {
+    constexpr int K = static_cast<int>(std::extent_v<decltype(Real::d)>);
+    if (tangents.rows() != x.size() || tangents.cols() != K)
+      throw std::invalid_argument(
+          "ngvi::ad::Recording::inputs: tangents is " + std::to_string(tangents.rows()) + "×" +
+          std::to_string(tangents.cols()) + ", expected " + std::to_string(x.size()) + "×" +
+          std::to_string(K) + " (one row per input, one column per tangent direction)");
+    Eigen::Matrix<Real, Eigen::Dynamic, 1> xt(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      xt(i) = Real(x(i));
+      for (int k = 0; k < K; ++k) xt(i).d[k] = tangents(i, k);
+    }
+    return xt;
+  }
 
   template <class Derived>
   static index_t first_index(const Eigen::DenseBase<Derived>& vars) {

@@ -1,9 +1,11 @@
 // value_and_gradient / gradient: reverse-mode gradient of a scalar function of a vector.
 //
 // The function is any callable generic in its scalar, taking an Eigen column vector; it is
-// called once with Var<double> inputs. Cost: one recording + one reverse sweep, i.e. a small
-// constant times the cost of evaluating f, independent of the number of inputs. Records in a
-// Recording on this thread's tape, so it nests inside other recordings and reuses memory.
+// called once with Var<double> inputs (or, if it is declared on ad::MatrixVar, once with x as
+// one matrix variable, which its fused nodes take without a copy). Cost: one recording + one
+// reverse sweep, i.e. a small constant times the cost of evaluating f, independent of the number of
+// inputs. Records in a Recording on this thread's tape, so it nests inside other recordings and
+// reuses memory.
 #pragma once
 
 #include <utility>
@@ -22,7 +24,7 @@ double value_and_gradient(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
                           Eigen::VectorXd& grad) {
   detail::require_scalar_function<F, double>("value_and_gradient");
   Recording<double> rec;
-  const VarVector<double> xv = rec.inputs(x);
+  const auto xv = detail::driver_inputs<F>(rec, x);
   const Var<double> y = f(xv);
   if (rec.backward(y))
     grad = rec.adjoints(xv);

@@ -203,6 +203,46 @@ BOOST_AUTO_TEST_CASE(column_blocks_are_the_same_variables_without_a_record) {
   BOOST_CHECK_THROW((void)M.col(-1), std::out_of_range);
 }
 
+BOOST_AUTO_TEST_CASE(segments_of_a_vector_are_the_same_variables_without_a_record) {
+  ad::Tape<double> tape;
+  ad::TapeScope<double> scope(tape);
+  const Eigen::VectorXd v = spread(6, -1.5, 2.0);
+  const auto x = ad::MatrixVar<double>::variables(v);
+  const auto row = ad::MatrixVar<double>::variables(Eigen::MatrixXd(v.transpose()));
+  const std::size_t vars = tape.num_vars(), statements = tape.num_statements();
+  const ad::MatrixVar<double> a = x.head(4), b = x.tail(4), mid = x.segment(2, 3);
+  const ad::MatrixVar<double> r = row.segment(1, 2);
+  BOOST_TEST(tape.num_vars() == vars);
+  BOOST_TEST(tape.num_statements() == statements);
+  BOOST_TEST((a.rows() == 4 && a.cols() == 1 && r.rows() == 1 && r.cols() == 2));
+  BOOST_TEST(b.first_index() == x.first_index() + 2);
+  BOOST_TEST(r.first_index() == row.first_index() + 1);
+  BOOST_TEST((Eigen::VectorXd(b.value()) == v.tail(4)));
+  BOOST_TEST((Eigen::VectorXd(mid.value()) == v.segment(2, 3)));
+  BOOST_TEST((Eigen::RowVectorXd(r.value()) == v.segment(1, 2).transpose()));
+  // f = Σ a∘b + 3 Σ mid: ∂f/∂x_i = x_{i+2} [i < 4] + x_{i−2} [i >= 2] + 3 [2 <= i < 5].
+  const ad::Var<double> f = ad::sum(ad::cwise_product(a, b)) + 3.0 * ad::sum(mid);
+  tape.zero_adjoints();
+  tape.adjoint(f.index()) = 1.0;
+  tape.reverse();
+  Eigen::VectorXd expected = Eigen::VectorXd::Zero(6);
+  expected.head(4) += v.tail(4);
+  expected.tail(4) += v.head(4);
+  expected.segment(2, 3).array() += 3.0;
+  BOOST_TEST((Eigen::VectorXd(x.adjoint(tape)) == expected));
+  BOOST_CHECK_THROW((void)x.segment(3, 4), std::out_of_range);
+  BOOST_CHECK_THROW((void)x.tail(7), std::out_of_range);
+  const auto M = ad::MatrixVar<double>::variables(Eigen::MatrixXd::Ones(2, 3));
+  try {
+    (void)M.head(2);
+    BOOST_ERROR("head of a 2x3 matrix variable did not throw");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()) ==
+               "ngvi::ad::MatrixVar::segment: a 2x3 matrix variable is not a vector (one row or "
+               "one column)");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(shape_errors_name_the_function_and_both_shapes) {
   ad::Tape<double> tape;
   ad::TapeScope<double> scope(tape);
