@@ -76,6 +76,36 @@ void check_resume_is_bitwise(const Model& model, const Options& options, std::ui
     BOOST_TEST(resumed.history[k].elbo == whole.history[k].elbo);
 }
 
+// A failed fit r whose message names the iteration it failed at and `block` (a parameter block
+// with what went non-finite, e.g. "mean of dense0."), and whose posterior is finite.
+template <class Result>
+void check_failed_naming(const Result& r, Eigen::Index iteration, const std::string& block) {
+  BOOST_TEST_REQUIRE(!r.ok());
+  BOOST_TEST_MESSAGE(r.message);
+  BOOST_TEST(r.message.find("at iteration " + std::to_string(iteration)) != std::string::npos,
+             r.message);
+  BOOST_TEST(r.message.find(block) != std::string::npos, r.message);
+  BOOST_TEST(r.posterior.mean().allFinite());
+}
+
+// A fit whose step size makes some block of `block` overflow after a few steps (options as
+// given; loop.max_iterations is set here): it fails naming the iteration and the block, and
+// keeps the last good posterior — bitwise that of a run stopped just before the failing step.
+template <class Model, class Options>
+void check_overflow_keeps_last_good(const Model& model, Options options, std::uint64_t seed,
+                                    const std::string& block) {
+  auto run = [&](Eigen::Index max_iterations) {
+    options.loop.max_iterations = max_iterations;
+    vi::Rng rng(seed);
+    return vi::fit(model, options, rng);
+  };
+  const auto r = run(0);
+  const Eigen::Index failed_at = r.counters.steps;
+  BOOST_TEST_REQUIRE(failed_at >= 2);
+  check_failed_naming(r, failed_at, block);
+  check_same_bits(r.posterior, run(failed_at - 1).posterior);
+}
+
 // fit(model, options) throws std::invalid_argument whose message names `field`.
 template <class Model, class Options>
 void check_rejects(const Model& model, const Options& options, const std::string& field) {
