@@ -107,30 +107,30 @@ void add_batched_sandwich_diagonal(const Model& model, const Eigen::VectorXd& th
         const Eigen::MatrixXd F = pass.eta.value();
         const auto B = static_cast<Eigen::Index>(block.size());
         const Eigen::Index out = model.net().output_dim(), K = F.cols();
-        std::vector<Eigen::MatrixXd> M(static_cast<std::size_t>(B));
-        for (Eigen::Index i = 0; i < B; ++i)
-          M[static_cast<std::size_t>(i)] = output_matrix(Eigen::VectorXd(F.row(i).transpose()),
-                                                         block[static_cast<std::size_t>(i)]);
         const std::vector<DenseSlot>& slots = model.net().dense_layers();
-        for (std::size_t l = 0; l < slots.size(); ++l) {
-          const DenseSlot& d = slots[l];
-          RowMatrixXd E = RowMatrixXd::Zero(B, d.out);
-          for (Eigen::Index i = 0; i < B; ++i) {
-            const Eigen::MatrixXd& Mi = M[static_cast<std::size_t>(i)];
+        // Row i of E[l] is Σ_kq M_i(k, q) δ_ik ∘ δ_iq on dense layer l; one M_i alive at a time.
+        std::vector<RowMatrixXd> E;
+        for (const DenseSlot& d : slots) E.push_back(RowMatrixXd::Zero(B, d.out));
+        Eigen::VectorXd f(K), parameter_terms = Eigen::VectorXd::Zero(K - out);
+        for (Eigen::Index i = 0; i < B; ++i) {
+          f = F.row(i).transpose();
+          const Eigen::MatrixXd Mi = output_matrix(f, block[static_cast<std::size_t>(i)]);
+          for (std::size_t l = 0; l < slots.size(); ++l)
             for (Eigen::Index k = 0; k < out; ++k)
               for (Eigen::Index q = 0; q < out; ++q)
-                E.row(i) += Mi(k, q) * deltas[static_cast<std::size_t>(k)][l].row(i).cwiseProduct(
-                                           deltas[static_cast<std::size_t>(q)][l].row(i));
-          }
+                E[l].row(i) +=
+                    Mi(k, q) * deltas[static_cast<std::size_t>(k)][l].row(i).cwiseProduct(
+                                   deltas[static_cast<std::size_t>(q)][l].row(i));
+          for (Eigen::Index k = out; k < K; ++k) parameter_terms(k - out) += Mi(k, k);
+        }
+        for (std::size_t l = 0; l < slots.size(); ++l) {
+          const DenseSlot& d = slots[l];
           Eigen::Map<RowMajorMatrix<double>>(acc.data() + d.weight.offset, d.out, d.in).noalias() +=
-              E.transpose() * pass.inputs[l].cwiseAbs2();
-          acc.col(0).segment(d.bias.offset, d.out) += E.colwise().sum().transpose();
+              E[l].transpose() * pass.inputs[l].cwiseAbs2();
+          acc.col(0).segment(d.bias.offset, d.out) += E[l].colwise().sum().transpose();
         }
-        for (Eigen::Index k = out; k < K; ++k) {
-          double s = 0.0;
-          for (Eigen::Index i = 0; i < B; ++i) s += M[static_cast<std::size_t>(i)](k, k);
-          acc(model.likelihood_offset() + (k - out), 0) += s;
-        }
+        for (Eigen::Index k = out; k < K; ++k)
+          acc(model.likelihood_offset() + (k - out), 0) += parameter_terms(k - out);
       });
 }
 
@@ -177,10 +177,12 @@ Eigen::MatrixXd jacobian_sandwich_sum(const Model& model, const Eigen::VectorXd&
           J.swap(Jc);
         }
         RowMatrixXd MJ(J.rows(), C);
-        for (Eigen::Index k = 0; k < B; ++k)
-          MJ.middleRows(k * m, m).noalias() = output_matrix(Eigen::VectorXd(F.row(k).transpose()),
-                                                            block[static_cast<std::size_t>(k)]) *
-                                              J.middleRows(k * m, m);
+        Eigen::VectorXd f(F.cols());
+        for (Eigen::Index k = 0; k < B; ++k) {
+          f = F.row(k).transpose();
+          MJ.middleRows(k * m, m).noalias() =
+              output_matrix(f, block[static_cast<std::size_t>(k)]) * J.middleRows(k * m, m);
+        }
         if (full)
           acc.noalias() += J.transpose() * MJ;
         else
