@@ -206,13 +206,18 @@ auto binary_elementwise(const A& a, const B& b, const char* name) {
     const Real* av = node->a.values;
     const Real* bv = node->b.values;
     Real* out = t.arena().template allocate_array<Real>(static_cast<std::size_t>(n));
+    // Sums and differences in place (copy, then += or −=), as broadcast_add does: no Dual
+    // temporary through the stack.
     for (Eigen::Index k = 0; k < n; ++k) {
-      if constexpr (Kind == 0)
-        out[k] = av[k] + bv[k];
-      else if constexpr (Kind == 1)
-        out[k] = av[k] - bv[k];
-      else
+      if constexpr (Kind == 2) {
         out[k] = av[k] * bv[k];
+      } else {
+        out[k] = av[k];
+        if constexpr (Kind == 0)
+          out[k] += bv[k];
+        else
+          out[k] -= bv[k];
+      }
     }
     return node_result<as_handle, Rows, Cols>(close_node(
         t, node, node->out_first, a.rows(), a.cols(), out, node->a.active || node->b.active));

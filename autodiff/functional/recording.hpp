@@ -55,11 +55,12 @@ class Recording {
   VarVector<Real> inputs(const Eigen::Ref<const Eigen::VectorXd>& x,
                          const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires
       is_double_dual<Real>::value {
-    const Eigen::Matrix<Real, Eigen::Dynamic, 1> xt = with_tangents(x, tangents);
+    check_tangents(x, tangents);
     VarVector<Real> v(x.size());
     const index_t first = fresh(x.size());
     for (Eigen::Index i = 0; i < x.size(); ++i)
-      v(i) = Var<Real>::from_index(xt(i), first + static_cast<index_t>(i), tape());
+      v(i) = Var<Real>::from_index(with_tangents(x, tangents, i), first + static_cast<index_t>(i),
+                                   tape());
     return v;
   }
 
@@ -75,7 +76,9 @@ class Recording {
   MatrixVar<Real> input_vector(const Eigen::Ref<const Eigen::VectorXd>& x,
                                const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires
       is_double_dual<Real>::value {
-    return MatrixVar<Real>::variables(with_tangents(x, tangents));
+    check_tangents(x, tangents);
+    return MatrixVar<Real>::variables(Eigen::Matrix<Real, Eigen::Dynamic, 1>::NullaryExpr(
+        x.size(), [&](Eigen::Index i) { return with_tangents(x, tangents, i); }));
   }
 
   // values as a matrix of fresh independent variables, consecutive in column-major order:
@@ -239,23 +242,26 @@ class Recording {
 
   void sweep() { tape().reverse(scope_.mark()); }
 
-  // x in Real = Dual<double, K> with tangents.row(i) as the tangents of x(i). Throws
-  // std::invalid_argument unless tangents is x.size()×K.
-  static Eigen::Matrix<Real, Eigen::Dynamic, 1> with_tangents(
-      const Eigen::Ref<const Eigen::VectorXd>& x,
-      const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires is_double_dual<Real>::value {
+  // Throws std::invalid_argument unless tangents is x.size()×K (Real = Dual<double, K>).
+  static void check_tangents(const Eigen::Ref<const Eigen::VectorXd>& x,
+                             const Eigen::Ref<const Eigen::MatrixXd>& tangents) requires
+      is_double_dual<Real>::value {
     constexpr int K = static_cast<int>(std::extent_v<decltype(Real::d)>);
     if (tangents.rows() != x.size() || tangents.cols() != K)
       throw std::invalid_argument(
           "ngvi::ad::Recording::inputs: tangents is " + std::to_string(tangents.rows()) + "×" +
           std::to_string(tangents.cols()) + ", expected " + std::to_string(x.size()) + "×" +
           std::to_string(K) + " (one row per input, one column per tangent direction)");
-    Eigen::Matrix<Real, Eigen::Dynamic, 1> xt(x.size());
-    for (Eigen::Index i = 0; i < x.size(); ++i) {
-      xt(i) = Real(x(i));
-      for (int k = 0; k < K; ++k) xt(i).d[k] = tangents(i, k);
-    }
-    return xt;
+  }
+
+  // x(i) as a Dual<double, K> whose tangents are tangents.row(i).
+  static Real with_tangents(const Eigen::Ref<const Eigen::VectorXd>& x,
+                            const Eigen::Ref<const Eigen::MatrixXd>& tangents,
+                            Eigen::Index i) requires is_double_dual<Real>::value {
+    Real xi(x(i));
+    for (int k = 0; k < static_cast<int>(std::extent_v<decltype(Real::d)>); ++k)
+      xi.d[k] = tangents(i, k);
+    return xi;
   }
 
   template <class Derived>
