@@ -25,6 +25,7 @@
 #include <autodiff/functional/hessian.hpp>
 #include <autodiff/functional/hvp.hpp>
 #include <autodiff/functional/jacobian.hpp>
+#include <autodiff/functional/parallel.hpp>
 #include <autodiff/functional/per_example.hpp>
 #include <autodiff/functional/recording.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>

@@ -67,7 +67,7 @@ const Model& boston(Eigen::Index hidden) {
 vi::LoopOptions one_thread_loop() {
   vi::LoopOptions loop;
   loop.minibatch = kMinibatch;
-  loop.parallel.threads = 1;
+  loop.threads = 1;
   return loop;
 }
 

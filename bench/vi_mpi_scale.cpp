@@ -60,7 +60,7 @@ void vogn_epoch(benchmark::State& state) {
   o.loop.epochs = 1;
   o.loop.minibatch = state.range(0);
   o.loop.elbo_samples = 0;
-  o.loop.parallel.threads = threads;
+  o.loop.threads = threads;
   o.loop.reducer = reducer;
   long long steps = 0;
   for (auto _ : state) {

@@ -119,7 +119,7 @@ void w7_nn(benchmark::State& st, const adb::MlpData& d, Reference reference, Cal
   const W7Model model = w7_model(d);
   const Eigen::VectorXd theta = to_eigen(d.theta);
   nn::GgnOptions o;
-  o.curvature.parallel.threads = 1;
+  o.threads = 1;
   GgnAnalytic gr(d);
   Out expected;
   reference(gr, d.theta.data(), expected);

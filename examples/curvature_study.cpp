@@ -17,11 +17,10 @@
 // δI to every matrix) and reports the relative Frobenius error ‖A − H‖_F/‖H‖_F, the cosine of the
 // diagonals, and the Hessian's smallest eigenvalue and number of negative eigenvalues. It prints
 // one table per problem and a verdict on the claim, and with --json PATH writes everything as
-// JSON (atomically: a temporary file renamed over PATH). With the default --threads 1 the output
-// depends only on the options, bit for bit. With more threads the numbers agree to rounding but
-// not always bitwise: the engine's fused nodes run Eigen kernels on tape memory whose alignment
-// depends on what the thread recorded before, and TBB decides which blocks the main thread
-// runs, so the training trajectory can drift in the last bits (reported to the engine owner).
+// JSON (atomically: a temporary file renamed over PATH). The output depends only on the options,
+// bit for bit, whatever --threads is: the curvature sums are reduced over fixed blocks of
+// examples, the Hessian's sweeps each write their own columns, and no fused node's result
+// depends on where the tape that recorded it stood.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -57,7 +56,7 @@ struct StudyOptions {
   double final_learning_rate =
       1e-4;             // ... to this at the last iteration, so training settles at the MAP
   int mc_samples = 16;  // S for the Monte-Carlo true Fisher
-  int threads = 1;      // see the top of the file
+  int threads = 0;      // oneTBB decides; the output is the same for any count
 };
 
 // ---- one checkpoint -----------------------------------------------------------------------------
@@ -84,25 +83,22 @@ Checkpoint measure(const Model& model, const VectorXd& theta, int iteration,
   Checkpoint cp;
   cp.iteration = iteration;
   VectorXd g;
-  const MatrixXd H = nn::exact_hessian(model, theta, &cp.loss, &g);
+  const nn::CurvatureOptions par{.threads = o.threads};
+  const MatrixXd H = nn::exact_hessian(model, theta, par, &cp.loss, &g);
   cp.objective = cp.loss + 0.5 * o.prior_precision * theta.squaredNorm();
   cp.grad_norm = (g + o.prior_precision * theta).norm();
   cp.hessian = nn::spectrum(H);
   cp.posterior_min_eigenvalue = cp.hessian.min + o.prior_precision;
 
-  nn::CurvatureOptions par;
-  par.parallel.threads = o.threads;
-  nn::GgnOptions ggn_options;
-  ggn_options.curvature = par;
-  nn::MonteCarloFisherOptions mc;
-  mc.samples = o.mc_samples;
-  mc.seed = o.seed * 1000003u + static_cast<std::uint64_t>(iteration);
-  mc.curvature = par;
-  nn::KfacOptions kfac;
-  kfac.s_factor = nn::KfacS::sampled_fisher;
-  kfac.samples = o.mc_samples;
-  kfac.seed = mc.seed;
-  kfac.curvature = par;
+  const nn::GgnOptions ggn_options{.threads = o.threads};
+  const nn::MonteCarloFisherOptions mc{
+      .samples = o.mc_samples,
+      .seed = o.seed * 1000003u + static_cast<std::uint64_t>(iteration),
+      .threads = o.threads};
+  const nn::KfacOptions kfac{.s_factor = nn::KfacS::sampled_fisher,
+                             .samples = o.mc_samples,
+                             .seed = mc.seed,
+                             .threads = o.threads};
   nn::KfacOptions kfac_exact = kfac;
   kfac_exact.s_factor = nn::KfacS::expected_fisher;
 
@@ -111,7 +107,7 @@ Checkpoint measure(const Model& model, const VectorXd& theta, int iteration,
       {"ggn", nn::compare_curvature(nn::ggn(model, theta, ggn_options), H, cp.hessian)});
   cp.approx.push_back(
       {"empirical_fisher",
-       nn::compare_curvature(nn::empirical_fisher(model, theta, par.parallel), H, cp.hessian)});
+       nn::compare_curvature(nn::empirical_fisher(model, theta, par), H, cp.hessian)});
   cp.approx.push_back(
       {"mc_fisher", nn::compare_curvature(nn::mc_fisher(model, theta, mc), H, cp.hessian)});
   cp.approx.push_back(
@@ -142,7 +138,7 @@ void polish_to_map(const Model& model, VectorXd& theta, const StudyOptions& o) {
   for (int k = 0; k < 100; ++k) {
     double L = 0.0;
     VectorXd g;
-    MatrixXd H = nn::exact_hessian(model, theta, &L, &g);
+    MatrixXd H = nn::exact_hessian(model, theta, {.threads = o.threads}, &L, &g);
     g += delta * theta;
     if (g.norm() < 1e-8) return;
     const double f0 = L + 0.5 * delta * theta.squaredNorm();
@@ -304,7 +300,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--threads", o.threads,
-                 "worker threads (0: all cores); 1 is bitwise reproducible, more agree to rounding")
+                 "worker threads (0: all cores); the output is the same bits for any count")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   std::string json_path;

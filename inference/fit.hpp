@@ -256,7 +256,7 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   });
 
   FitResult<Q> result{};
-  const StepInput base{{}, 0, n, loop.parallel, loop.reducer.get()};
+  const StepInput base{{}, 0, n, ad::parallel_options(loop), loop.reducer.get()};
   // The state at the last history row whose losses were finite, to return if the fit diverges
   // with finite parameters (a loss that overflows): one copy of the state per history row.
   NamedArrays last_finite_row = method.state();

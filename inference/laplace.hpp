@@ -87,12 +87,15 @@ struct LaplaceOptions {
   LaplaceCurvature curvature = LaplaceCurvature::ggn;
   // δ of the prior N(0, δ⁻¹I), the same δ the MAP was fitted with.
   double prior_precision = 1.0;
-  // Threads and the deterministic reduction of the per-example sums (GGN, K-FAC).
-  nn::CurvatureOptions parallel{};
+  // Threads, examples per task and the deterministic reduction of the per-example sums, as in
+  // nn::CurvatureOptions (the exact Hessian's sweeps run on the same threads).
+  int threads = 0;
+  Eigen::Index grain = 16;
+  Eigen::Index reduction_blocks = 16;
   // How the sums over the N examples are formed (batch_reducer.hpp): empty, on this process as
   // above; a reducer (distributed::MpiReducer, say), over its fixed blocks of the examples — the
-  // data term's gradient and its exact Hessian or GGN, each block's on parallel.parallel's
-  // threads. K-FAC is formed on this process either way.
+  // data term's gradient and its exact Hessian or GGN, each block's on the threads above.
+  // K-FAC is formed on this process either way.
   std::shared_ptr<const BatchReducer> reducer{};
 };
 
@@ -152,15 +155,16 @@ template <class Model>
 Eigen::VectorXd reduced_curvature(const Model& model, const Eigen::VectorXd& theta,
                                   const LaplaceOptions& o, bool diagonal) {
   const Eigen::Index p = theta.size();
-  return o.reducer->sum(every_example(model), diagonal ? p : p * p, o.parallel.parallel,
+  return o.reducer->sum(every_example(model), diagonal ? p : p * p, ad::parallel_options(o),
                         [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions& par,
                             Eigen::VectorXd& acc) {
                           Eigen::MatrixXd h;
                           if (o.curvature == LaplaceCurvature::exact_hessian) {
-                            h = nn::exact_hessian(model, theta, examples);
+                            h = nn::exact_hessian(model, theta, examples,
+                                                  ad::with_parallel(nn::curvature_options(o), par));
                           } else if constexpr (nn::OutputLikelihoodModel<Model>) {
-                            nn::GgnOptions g{.curvature = o.parallel};
-                            g.curvature.parallel = par;
+                            const auto g =
+                                ad::with_parallel(nn::with_curvature(nn::GgnOptions{}, o), par);
                             if (diagonal) {
                               acc += nn::ggn_diagonal(model, theta, examples, g);
                               return;
@@ -178,7 +182,7 @@ Eigen::VectorXd reduced_curvature(const Model& model, const Eigen::VectorXd& the
 inline nn::KfacOptions kfac_options(const LaplaceOptions& o) {
   nn::KfacOptions k;
   k.s_factor = nn::KfacS::expected_fisher;
-  k.curvature = o.parallel;
+  k = nn::with_curvature(k, o);
   return k;
 }
 
@@ -196,11 +200,12 @@ Eigen::MatrixXd data_curvature(const Model& model, const Eigen::VectorXd& theta,
   }
   switch (o.curvature) {
     case LaplaceCurvature::exact_hessian:
-      return diagonal ? Eigen::MatrixXd(nn::exact_hessian_diagonal(model, theta))
-                      : nn::exact_hessian(model, theta);
+      return diagonal ? Eigen::MatrixXd(
+                            nn::exact_hessian_diagonal(model, theta, nn::curvature_options(o)))
+                      : nn::exact_hessian(model, theta, nn::curvature_options(o));
     case LaplaceCurvature::ggn:
       if constexpr (nn::OutputLikelihoodModel<Model>) {
-        const nn::GgnOptions g{.curvature = o.parallel};
+        const auto g = nn::with_curvature(nn::GgnOptions{}, o);
         return diagonal ? Eigen::MatrixXd(nn::ggn_diagonal(model, theta, g))
                         : nn::ggn(model, theta, g);
       }
@@ -224,7 +229,7 @@ void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const Lapla
   Eigen::VectorXd g;
   const double loss = o.reducer
                           ? minibatch_loss_and_gradient(model, theta, every_example(model),
-                                                        o.reducer.get(), o.parallel.parallel, g)
+                                                        o.reducer.get(), ad::parallel_options(o), g)
                           : ad::value_and_gradient(nn::detail::total_loss(model), theta, g);
   r.log_likelihood = -loss;
   r.log_prior =

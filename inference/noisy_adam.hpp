@@ -165,9 +165,8 @@ class NoisyAdam {
         f_hat += sum_over_batch(in.reducer, in.batch, p, in.parallel,
                                 [&](std::span<const Eigen::Index> examples,
                                     const ad::ParallelOptions& par, Eigen::VectorXd& acc) {
-                                  nn::MonteCarloFisherOptions block = mc;
-                                  block.curvature.parallel = par;
-                                  acc += nn::mc_fisher_diagonal(model_, w, examples, block);
+                                  acc += nn::mc_fisher_diagonal(model_, w, examples,
+                                                                ad::with_parallel(mc, par));
                                 }) /
                  M;
       }

@@ -149,7 +149,7 @@ class NoisyKfac {
         ko.s_factor = o_.s_factor;
         ko.samples = o_.fisher_samples;
         ko.seed = rng();  // this step's targets, from the caller's stream
-        ko.curvature.parallel = in.parallel;
+        ko = ad::with_parallel(ko, in.parallel);
         std::vector<nn::KfacFactors> f;
         {
           ScopedTimer t(c.seconds_curvature);

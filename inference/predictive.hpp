@@ -61,8 +61,10 @@ struct PredictiveOptions {
   int samples = 100;
   // Equal-width confidence bins of the expected calibration error (classification_metrics.hpp).
   int calibration_bins = 10;
-  // Threads for the GLM predictive's per-example Jacobians (bitwise identical for any count).
-  ad::ParallelOptions parallel{};
+  // Threads and examples per task of the GLM predictive's per-example Jacobians (bitwise
+  // identical for any thread count).
+  int threads = 0;
+  Eigen::Index grain = 16;
 };
 
 // Regression predictive on the test examples, all in ORIGINAL units.
@@ -309,7 +311,8 @@ RegressionPredictive glm_regression_predictive(const TestModel& test, const Post
   const Eigen::Index n = test.num_examples(), d = lik.target_dim();
   detail::check_target_scaling(targets, d, "glm_regression_predictive");
   Eigen::MatrixXd F;
-  const std::vector<Eigen::MatrixXd> C = detail::output_covariances(test, q, options.parallel, F);
+  const std::vector<Eigen::MatrixXd> C =
+      detail::output_covariances(test, q, ad::parallel_options(options), F);
   const Eigen::MatrixXd& Y = test.data().Y;
   RegressionPredictive r;
   r.mean.resize(n, d);
@@ -343,7 +346,8 @@ ClassificationPredictive glm_classification_predictive(const TestModel& test, co
   const auto& lik = test.likelihood();
   const Eigen::Index n = test.num_examples(), C = detail::number_of_classes(lik);
   Eigen::MatrixXd F;
-  const std::vector<Eigen::MatrixXd> cov = detail::output_covariances(test, q, options.parallel, F);
+  const std::vector<Eigen::MatrixXd> cov =
+      detail::output_covariances(test, q, ad::parallel_options(options), F);
   const Eigen::MatrixXd& Y = test.data().Y;
   const int S = options.samples;
   ClassificationPredictive c;

@@ -280,8 +280,7 @@ class Vogn {
     }
     if constexpr (nn::OutputLikelihoodModel<Model>) {
       if (o_.curvature == VognCurvature::ggn) {
-        nn::GgnOptions options;
-        options.curvature.parallel = par;
+        const auto options = ad::with_parallel(nn::GgnOptions{}, par);
         if constexpr (Factor::full)
           return nn::ggn(model_, theta, examples, options);
         else
@@ -290,7 +289,7 @@ class Vogn {
       nn::MonteCarloFisherOptions f;
       f.samples = o_.fisher_samples;
       f.seed = fisher_seed;
-      f.curvature.parallel = par;
+      f = ad::with_parallel(f, par);
       if constexpr (Factor::full)
         return nn::mc_fisher(model_, theta, examples, f);
       else

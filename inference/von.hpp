@@ -39,8 +39,8 @@
 //     is counted in Counters under von_remedy_name(remedy) (see VonRemedy).
 //
 // Cost per step: S exact minibatch Hessians (⌈P/8⌉ forward-over-reverse recordings of the batch
-// loss over M examples each, on the calling thread; the gradient comes with them), one Cholesky
-// of Λ (P³/3 flops; its factor serves the solve and the next step's samples, so Λ is never
+// loss over M examples each, the recordings over loop.threads; the gradient comes with them), one
+// Cholesky of Λ (P³/3 flops; its factor serves the solve and the next step's samples, so Λ is never
 // inverted), plus one eigendecomposition of Ĥ (≈ 9P³ flops) per step under clip_eigenvalues, or
 // under the other remedies one more Cholesky (of Λ − κδI) per step and extra Cholesky
 // factorisations / a GGN only on the steps where that check fails.
@@ -222,18 +222,20 @@ class Von {
       ScopedTimer timer(c.seconds_curvature);
       for (const Eigen::VectorXd& theta : thetas_) {
         // [Σ gᵢ; Σ ∇²ℓᵢ (or its diagonal), column-major] over the batch at θ.
-        const Eigen::VectorXd sums = sum_over_batch(
-            in.reducer, in.batch, p + h_hat.size(), in.parallel,
-            [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions&,
-                Eigen::VectorXd& acc) {
-              Eigen::VectorXd grad;
-              const Eigen::MatrixXd h = nn::exact_hessian(model_, theta, examples, nullptr, &grad);
-              acc.head(p) += grad;
-              if constexpr (Factor::full)
-                acc.tail(p * p) += h.reshaped();
-              else
-                acc.tail(p) += h.diagonal();
-            });
+        const Eigen::VectorXd sums =
+            sum_over_batch(in.reducer, in.batch, p + h_hat.size(), in.parallel,
+                           [&](std::span<const Eigen::Index> examples,
+                               const ad::ParallelOptions& par, Eigen::VectorXd& acc) {
+                             Eigen::VectorXd grad;
+                             const Eigen::MatrixXd h = nn::exact_hessian(
+                                 model_, theta, examples,
+                                 ad::with_parallel(nn::CurvatureOptions{}, par), nullptr, &grad);
+                             acc.head(p) += grad;
+                             if constexpr (Factor::full)
+                               acc.tail(p * p) += h.reshaped();
+                             else
+                               acc.tail(p) += h.diagonal();
+                           });
         g_hat += sums.head(p);
         h_hat += sums.tail(h_hat.size()).reshaped(h_hat.rows(), h_hat.cols());
       }
@@ -393,8 +395,7 @@ class Von {
               h += sum_over_batch(in.reducer, in.batch, h.size(), in.parallel,
                                   [&](std::span<const Eigen::Index> examples,
                                       const ad::ParallelOptions& par, Eigen::VectorXd& acc) {
-                                    nn::GgnOptions g;
-                                    g.curvature.parallel = par;
+                                    const auto g = ad::with_parallel(nn::GgnOptions{}, par);
                                     if constexpr (Factor::full)
                                       acc += nn::ggn(model_, theta, examples, g).reshaped();
                                     else

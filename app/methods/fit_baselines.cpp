@@ -68,7 +68,7 @@ FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& 
         vi::LaplaceOptions l;
         l.curvature = vi::LaplaceCurvature::ggn;
         l.prior_precision = s.prior_precision;
-        l.parallel.parallel.threads = s.threads;
+        l.threads = s.threads;
         l.reducer = request.reducer;
         LaplaceEvidence last;
         FitOutcome out = run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {

@@ -33,7 +33,7 @@ inline vi::LoopOptions loop_options(const FitRequest& request, Eigen::Index num_
   loop.minibatch = std::min(s.minibatch, num_examples);
   loop.history_every = std::numeric_limits<Eigen::Index>::max();
   loop.elbo_samples = 0;
-  loop.parallel.threads = s.threads;
+  loop.threads = s.threads;
   loop.reducer = request.reducer;
   return loop;
 }

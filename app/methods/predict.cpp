@@ -10,7 +10,7 @@ namespace {
 vi::PredictiveOptions predictive_options(const PredictOptions& o) {
   vi::PredictiveOptions p;
   p.samples = o.samples;
-  p.parallel.threads = o.threads;
+  p.threads = o.threads;
   return p;
 }
 

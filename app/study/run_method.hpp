@@ -60,7 +60,7 @@ TestMetrics test_metrics(const ProblemSetup<Model>& s, const Q& q, int samples, 
                          bool glm) {
   vi::PredictiveOptions po;
   po.samples = samples;
-  po.parallel = s.loop.parallel;
+  po = ad::with_parallel(po, s.loop);
   TestMetrics t;
   if constexpr (is_classification<Model>) {
     const vi::ClassificationPredictive p =
@@ -101,7 +101,7 @@ GridPredictive grid_predictive(const ProblemSetup<Model>& s, const Q& q, int sam
   } else {
     vi::PredictiveOptions po;
     po.samples = samples;
-    po.parallel = s.loop.parallel;
+    po = ad::with_parallel(po, s.loop);
     const vi::RegressionPredictive p =
         glm ? vi::glm_regression_predictive(grid, q, s.targets, po)
             : vi::mc_regression_predictive(grid, q, s.targets, rng, po);
@@ -156,7 +156,9 @@ struct StudyTracker {
     const Eigen::MatrixXd c =
         running_curvature(ctx.method(), q, n, ctx.prior_precision(), ctx.kl_weight());
     if (c.size() == 0) return;
-    const Eigen::MatrixXd h = nn::exact_hessian(*s.train, q.mean()) / n;
+    const Eigen::MatrixXd h =
+        nn::exact_hessian(*s.train, q.mean(), ad::with_parallel(nn::CurvatureOptions{}, s.loop)) /
+        n;
     const Eigen::VectorXd hd = h.diagonal();
     const Eigen::VectorXd cd =
         c.cols() == 1 ? Eigen::VectorXd(c.col(0)) : Eigen::VectorXd(c.diagonal());
@@ -185,21 +187,18 @@ struct ApproximationTracker {
     const Model& model = *s.train;
     const Eigen::VectorXd theta = ctx.posterior().mean();
     const Eigen::Index p = theta.size();
-    const Eigen::MatrixXd h = nn::exact_hessian(model, theta);
+    const auto par = ad::with_parallel(nn::CurvatureOptions{}, s.loop);
+    const Eigen::MatrixXd h = nn::exact_hessian(model, theta, par);
     const nn::Spectrum hs = nn::spectrum(h);
-    nn::CurvatureOptions par;
-    par.parallel = s.loop.parallel;
-    nn::GgnOptions ggn;
-    ggn.curvature = par;
+    const auto ggn = nn::with_curvature(nn::GgnOptions{}, par);
     nn::MonteCarloFisherOptions mc;
     mc.samples = 16;  // averages most of the sampling noise away (error ∝ 1/√16)
     mc.seed = measuring_seed(s.seed, 2000 + static_cast<std::uint64_t>(row.iteration));
-    mc.curvature = par;
-    nn::KfacOptions kfac;
+    mc = nn::with_curvature(mc, par);
+    auto kfac = nn::with_curvature(nn::KfacOptions{}, par);
     kfac.s_factor = nn::KfacS::expected_fisher;
-    kfac.curvature = par;
     const std::vector<Eigen::MatrixXd> approx = {
-        nn::ggn(model, theta, ggn), nn::empirical_fisher(model, theta, par.parallel),
+        nn::ggn(model, theta, ggn), nn::empirical_fisher(model, theta, par),
         nn::mc_fisher(model, theta, mc), nn::kfac_matrix(nn::kfac_factors(model, theta, kfac), p)};
     ApproximationPoint a;
     a.iteration = row.iteration;
@@ -278,7 +277,7 @@ MethodRecord run_map_laplace(const ProblemSetup<Model>& s, const vi::MapOptions&
   vi::LaplaceOptions lo;
   lo.curvature = vi::LaplaceCurvature::ggn;
   lo.prior_precision = options.prior_precision;
-  lo.parallel.parallel = s.loop.parallel;
+  lo = ad::with_parallel(lo, s.loop);
   const vi::Laplace<vi::FullGaussian> la = vi::laplace(*s.train, result.posterior.mean(), lo);
   r.log_evidence = la.log_marginal_likelihood;
   r.mean = la.posterior.mean();

@@ -25,8 +25,7 @@ vi::LoopOptions loop_for(Eigen::Index epochs, Eigen::Index minibatch, Eigen::Ind
   loop.minibatch = minibatch;
   const Eigen::Index per_epoch = minibatch > 0 ? (n + minibatch - 1) / minibatch : 1;
   loop.history_every = std::max<Eigen::Index>(1, epochs * per_epoch / rows);
-  loop.parallel = st.parallel;
-  return loop;
+  return ad::with_parallel(loop, st);
 }
 
 Eigen::Index scaled(const StudySettings& st, Eigen::Index full, Eigen::Index quick) {

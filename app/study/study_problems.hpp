@@ -15,9 +15,10 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
 #include <app/study/study_records.hpp>
 
-#include <autodiff/functional/per_example.hpp>
+#include <autodiff/functional/parallel.hpp>
 
 namespace ngvi::app::study {
 
@@ -26,8 +27,10 @@ struct StudySettings {
   std::uint64_t seed = 1;
   // The short version (fewer epochs, coarser grids, fewer samples); see the top of the file.
   bool quick = false;
-  // Threads of the per-example work inside each fit; results are the same for any value.
-  ad::ParallelOptions parallel{};
+  // Threads and examples per task of the per-example work inside each fit; results are the
+  // same for any thread count.
+  int threads = 0;
+  Eigen::Index grain = 16;
   // The Boston housing folder (UCI format). Empty: the study runs without that problem.
   std::filesystem::path boston;
 };

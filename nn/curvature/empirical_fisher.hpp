@@ -27,43 +27,42 @@ namespace ngvi::nn {
 // Cost: that of nn::per_example_gradients (at most N recordings + N reverse sweeps).
 template <class Model>
 ad::RowMatrixXd example_gradients(const Model& model, const Eigen::VectorXd& theta,
-                                  const ad::ParallelOptions& parallel = {},
+                                  const CurvatureOptions& options = {},
                                   Eigen::VectorXd* losses = nullptr) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "example_gradients");
   ad::RowMatrixXd G;
-  per_example_gradients(model, theta, G, parallel, losses);
+  per_example_gradients(model, theta, G, ad::parallel_options(options), losses);
   return G;
 }
 // The |idx|×P matrix whose row k is ∇θ ℓ_{idx[k]}(θ). Throws for an empty idx or an index
 // outside 0..N−1. Cost: that of nn::per_example_gradients on idx.
 template <class Model>
 ad::RowMatrixXd example_gradients(const Model& model, const Eigen::VectorXd& theta,
-                                  ExampleIndices idx, const ad::ParallelOptions& parallel = {},
+                                  ExampleIndices idx, const CurvatureOptions& options = {},
                                   Eigen::VectorXd* losses = nullptr) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "example_gradients");
   ad::RowMatrixXd G;
-  per_example_gradients(model, theta, idx, G, parallel, losses);
+  per_example_gradients(model, theta, idx, G, ad::parallel_options(options), losses);
   return G;
 }
 
 namespace detail {
 // Σ_{i ∈ idx} gᵢgᵢᵀ (full, P×P, exactly symmetric) or Σ gᵢ² (diagonal, P×1) over the examples
-// idx (already checked), over the fixed blocks of CurvatureOptions{parallel} (boundaries
+// idx (already checked), over the fixed blocks of CurvatureOptions (boundaries
 // independent of the thread count, block sums added in block order). Each block is one task:
 // full, the block's gradients Gb from nn's per-example route and the rank-B update GbᵀGb;
 // diagonal, for Supervised<Sequential, L> the batched moments (D∘D)ᵀ(A∘A) of
 // nn::add_gradient_sums_and_squares without forming Gb, otherwise Gb's squared column norms.
 template <class Model>
 Eigen::MatrixXd empirical_fisher_sum(const Model& model, const Eigen::VectorXd& theta,
-                                     ExampleIndices idx, const ad::ParallelOptions& parallel,
+                                     ExampleIndices idx, const CurvatureOptions& options,
                                      SandwichShape shape) {
   const Eigen::Index P = theta.size();
   const bool full = shape == SandwichShape::full;
   Eigen::MatrixXd F = blocked_range_sum(
-      static_cast<Eigen::Index>(idx.size()), P, full ? P : 1,
-      CurvatureOptions{.parallel = parallel},
+      static_cast<Eigen::Index>(idx.size()), P, full ? P : 1, options,
       [&](Eigen::Index begin, Eigen::Index end, Eigen::MatrixXd& acc) {
         const ExampleIndices block =
             idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
@@ -94,21 +93,21 @@ Eigen::MatrixXd empirical_fisher_sum(const Model& model, const Eigen::VectorXd& 
 // symmetric rank-B update per block), over the threads.
 template <class Model>
 Eigen::MatrixXd empirical_fisher(const Model& model, const Eigen::VectorXd& theta,
-                                 const ad::ParallelOptions& parallel = {}) {
+                                 const CurvatureOptions& options = {}) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "empirical_fisher");
-  return detail::empirical_fisher_sum(model, theta, all_examples(model.num_examples()), parallel,
+  return detail::empirical_fisher_sum(model, theta, all_examples(model.num_examples()), options,
                                       detail::SandwichShape::full);
 }
 // The minibatch form Σ_{i ∈ idx} gᵢgᵢᵀ (a sum; repeated indices count repeatedly). Throws for
 // an empty idx or an index outside 0..N−1. Cost: as above with |idx| for N.
 template <class Model>
 Eigen::MatrixXd empirical_fisher(const Model& model, const Eigen::VectorXd& theta,
-                                 ExampleIndices idx, const ad::ParallelOptions& parallel = {}) {
+                                 ExampleIndices idx, const CurvatureOptions& options = {}) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "empirical_fisher");
   check_example_indices(idx, model.num_examples(), "empirical_fisher");
-  return detail::empirical_fisher_sum(model, theta, idx, parallel, detail::SandwichShape::full);
+  return detail::empirical_fisher_sum(model, theta, idx, options, detail::SandwichShape::full);
 }
 
 // diag F̂(θ) = Σᵢ gᵢ². Cost: for Supervised<Sequential>, per block one batched forward pass and
@@ -116,10 +115,10 @@ Eigen::MatrixXd empirical_fisher(const Model& model, const Eigen::VectorXd& thet
 // recordings + sweeps + N·P flops. Over the threads.
 template <class Model>
 Eigen::VectorXd empirical_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
-                                          const ad::ParallelOptions& parallel = {}) {
+                                          const CurvatureOptions& options = {}) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "empirical_fisher_diagonal");
-  return detail::empirical_fisher_sum(model, theta, all_examples(model.num_examples()), parallel,
+  return detail::empirical_fisher_sum(model, theta, all_examples(model.num_examples()), options,
                                       detail::SandwichShape::diagonal)
       .col(0);
 }
@@ -128,11 +127,11 @@ Eigen::VectorXd empirical_fisher_diagonal(const Model& model, const Eigen::Vecto
 template <class Model>
 Eigen::VectorXd empirical_fisher_diagonal(const Model& model, const Eigen::VectorXd& theta,
                                           ExampleIndices idx,
-                                          const ad::ParallelOptions& parallel = {}) {
+                                          const CurvatureOptions& options = {}) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "empirical_fisher_diagonal");
   check_example_indices(idx, model.num_examples(), "empirical_fisher_diagonal");
-  return detail::empirical_fisher_sum(model, theta, idx, parallel, detail::SandwichShape::diagonal)
+  return detail::empirical_fisher_sum(model, theta, idx, options, detail::SandwichShape::diagonal)
       .col(0);
 }
 

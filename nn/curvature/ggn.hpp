@@ -49,8 +49,11 @@ enum class OutputCurvature {
 struct GgnOptions {
   // The matrix between Jᵢᵀ and Jᵢ. Default: the exact output Hessian, the textbook GGN.
   OutputCurvature output_curvature = OutputCurvature::hessian;
-  // Threads and deterministic reduction of the sum over examples.
-  CurvatureOptions curvature{};
+  // Threads, examples per task and the deterministic reduction of the sum over examples, as
+  // in CurvatureOptions.
+  int threads = 0;
+  Eigen::Index grain = 16;
+  Eigen::Index reduction_blocks = 16;
 };
 
 namespace detail {
@@ -77,7 +80,7 @@ namespace detail {
 template <class Model>
 Eigen::MatrixXd ggn_sum(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
                         const GgnOptions& options, SandwichShape shape) {
-  return jacobian_sandwich_sum(model, theta, idx, options.curvature, shape,
+  return jacobian_sandwich_sum(model, theta, idx, curvature_options(options), shape,
                                [&](const Eigen::VectorXd& f, Eigen::Index i) {
                                  return output_curvature(model, f, i, options.output_curvature);
                                });
@@ -93,7 +96,7 @@ Eigen::VectorXd ggn_vector_product(const Model& model, const Eigen::VectorXd& th
                                 " entries, theta has " + std::to_string(theta.size()));
   using D = ad::Dual<double, 1>;
   const Eigen::Index P = theta.size();
-  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, options.curvature,
+  return blocked_sum(static_cast<Eigen::Index>(idx.size()), P, 1, curvature_options(options),
                      [&](Eigen::Index k, Eigen::MatrixXd& acc) {
                        const Eigen::Index i = idx[static_cast<std::size_t>(k)];
                        ad::Recording<D> rec;

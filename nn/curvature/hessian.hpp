@@ -2,7 +2,8 @@
 // this folder are measured against.
 //
 // Two routes: exact_hessian records the whole sum once per block of 8 directions and runs
-// forward-over-reverse (ad::hessian), through the model's batched total_loss if it has one;
+// forward-over-reverse (ad::hessian, the blocks over the threads), through the model's batched
+// total_loss if it has one;
 // exact_hessian_by_examples sums the per-example Hessians ∇²ℓᵢ (forward-over-reverse on each
 // example, TBB-parallel) in a fixed order, never holding more than reduction_blocks P×P matrices
 // (nn::per_example_hessians returns all N of them, for callers that need them individually). They
@@ -75,43 +76,51 @@ Eigen::MatrixXd hessian_by_examples(const Model& model, const Eigen::VectorXd& t
 }
 }  // namespace detail
 
-// ∇²L(θ), P×P, symmetric. Writes L(θ) and ∇L(θ) when the pointers are given.
-// Cost: ⌈P/8⌉ recordings of the whole loss + reverse sweeps in Dual<double, 8> arithmetic,
-// on the calling thread (about 10-20 gradient evaluations per 8 parameters).
+// ∇²L(θ), P×P, symmetric. Writes L(θ) and ∇L(θ) when the pointers are given. The ⌈P/8⌉
+// sweeps run on options.threads threads, options.grain Hessian columns (rounded up to whole
+// sweeps) per task; the result is the same bits for any thread count. reduction_blocks is not
+// used: no column is a sum over tasks.
+// Cost: ⌈P/8⌉ recordings of the whole loss + reverse sweeps in Dual<double, 8> arithmetic
+// (about 10-20 gradient evaluations per 8 parameters), over the threads.
 template <class Model>
 Eigen::MatrixXd exact_hessian(const Model& model, const Eigen::VectorXd& theta,
-                              double* value = nullptr, Eigen::VectorXd* gradient = nullptr) {
+                              const CurvatureOptions& options = {}, double* value = nullptr,
+                              Eigen::VectorXd* gradient = nullptr) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "exact_hessian");
-  return ad::hessian(detail::total_loss(model), theta, value, gradient);
+  return ad::hessian(detail::total_loss(model), theta, ad::parallel_options(options), value,
+                     gradient);
 }
 
 // The diagonal of ∇²L(θ). Cost: that of exact_hessian (the diagonal of a Hessian costs as much
 // as the Hessian in forward-over-reverse mode).
 template <class Model>
-Eigen::VectorXd exact_hessian_diagonal(const Model& model, const Eigen::VectorXd& theta) {
-  return exact_hessian(model, theta).diagonal();
+Eigen::VectorXd exact_hessian_diagonal(const Model& model, const Eigen::VectorXd& theta,
+                                       const CurvatureOptions& options = {}) {
+  return exact_hessian(model, theta, options).diagonal();
 }
 
 // The minibatch form Σ_{i ∈ idx} ∇²ℓᵢ(θ) (a sum; repeated indices count repeatedly), recorded
 // once per block of 8 directions through the model's batched batch_loss(θ, idx) if it has one.
 // Writes Σ_{i ∈ idx} ℓᵢ and its gradient when the pointers are given. Throws for an empty idx
 // or an index outside 0..N−1. Cost: ⌈P/8⌉ recordings of the batch loss over |idx| examples +
-// reverse sweeps in Dual<double, 8> arithmetic, on the calling thread.
+// reverse sweeps in Dual<double, 8> arithmetic, over the threads as above.
 template <class Model>
 Eigen::MatrixXd exact_hessian(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
-                              double* value = nullptr, Eigen::VectorXd* gradient = nullptr) {
+                              const CurvatureOptions& options = {}, double* value = nullptr,
+                              Eigen::VectorXd* gradient = nullptr) {
   detail::require_separable_loss_model<Model>();
   detail::check_theta(model, theta, "exact_hessian");
   check_example_indices(idx, model.num_examples(), "exact_hessian");
-  return ad::hessian(detail::batch_loss(model, idx), theta, value, gradient);
+  return ad::hessian(detail::batch_loss(model, idx), theta, ad::parallel_options(options), value,
+                     gradient);
 }
 
 // The diagonal of the minibatch exact_hessian. Cost: that of exact_hessian on idx.
 template <class Model>
 Eigen::VectorXd exact_hessian_diagonal(const Model& model, const Eigen::VectorXd& theta,
-                                       ExampleIndices idx) {
-  return exact_hessian(model, theta, idx).diagonal();
+                                       ExampleIndices idx, const CurvatureOptions& options = {}) {
+  return exact_hessian(model, theta, idx, options).diagonal();
 }
 
 // Σᵢ ∇²ℓᵢ(θ), summed in the fixed block order of CurvatureOptions (bitwise identical for any

@@ -64,8 +64,11 @@ struct KfacOptions {
   int samples = 1;
   std::uint64_t seed = 0;
   std::uint64_t stream = 0;
-  // Threads and deterministic reduction of the sums over examples.
-  CurvatureOptions curvature{};
+  // Threads, examples per task and the deterministic reduction of the sums over examples, as
+  // in CurvatureOptions.
+  int threads = 0;
+  Eigen::Index grain = 16;
+  Eigen::Index reduction_blocks = 16;
 };
 
 // The Kronecker factors of one dense layer.
@@ -151,7 +154,7 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   mc.seed = options.seed;
   mc.stream = options.stream;
   const Eigen::MatrixXd SS = jacobian_sandwich_sum(
-      model, theta, idx, options.curvature, SandwichShape::full,
+      model, theta, idx, curvature_options(options), SandwichShape::full,
       [&](const Eigen::VectorXd& f, Eigen::Index i) -> Eigen::MatrixXd {
         switch (options.s_factor) {
           case KfacS::sampled_fisher:

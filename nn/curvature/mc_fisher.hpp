@@ -48,8 +48,11 @@ struct MonteCarloFisherOptions {
   // Stream tag mixed into every example's generator, to draw independent targets from the same
   // seed for different purposes. 0 by default.
   std::uint64_t stream = 0;
-  // Threads and deterministic reduction of the sum over examples.
-  CurvatureOptions curvature{};
+  // Threads, examples per task and the deterministic reduction of the sum over examples, as
+  // in CurvatureOptions.
+  int threads = 0;
+  Eigen::Index grain = 16;
+  Eigen::Index reduction_blocks = 16;
 };
 
 namespace detail {
@@ -97,10 +100,11 @@ namespace detail {
 template <class Model>
 Eigen::MatrixXd mc_fisher_sum(const Model& model, const Eigen::VectorXd& theta, ExampleIndices idx,
                               const MonteCarloFisherOptions& options, SandwichShape shape) {
-  return jacobian_sandwich_sum(
-      model, theta, idx, options.curvature, shape, [&](const Eigen::VectorXd& f, Eigen::Index i) {
-        return mean_outer(sampled_output_gradients(model, f, i, options), f.size());
-      });
+  return jacobian_sandwich_sum(model, theta, idx, curvature_options(options), shape,
+                               [&](const Eigen::VectorXd& f, Eigen::Index i) {
+                                 return mean_outer(sampled_output_gradients(model, f, i, options),
+                                                   f.size());
+                               });
 }
 
 // Row k·S + s is ∇θ ℓ(f_{idx[k]}(θ), ỹ_{idx[k],s}), recorded through the whole network.
@@ -127,7 +131,7 @@ ad::RowMatrixXd sampled_target_gradients(const Model& model, const Eigen::Vector
             model.example_output(th, idx[static_cast<std::size_t>(q / S)]),
             targets[static_cast<std::size_t>(q)]);
       },
-      theta, n * S, G, options.curvature.parallel);
+      theta, n * S, G, ad::parallel_options(options));
   return G;
 }
 }  // namespace detail

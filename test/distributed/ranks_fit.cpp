@@ -137,7 +137,7 @@ struct Runner {
     o.loop.epochs = 4;
     o.loop.minibatch = 24;
     o.loop.elbo_samples = 2;
-    o.loop.parallel.threads = args.threads;
+    o.loop.threads = args.threads;
     o.loop.reducer = reducer;
     if (!args.resume.empty()) {
       if (!resumable) return "";
@@ -229,7 +229,7 @@ std::string all_fits(const Runner& r, int fail_rank) {
       const vi::LaplaceOptions o{
           .curvature = curvature,
           .prior_precision = curvature == vi::LaplaceCurvature::ggn ? 2.0 : 2500.0,
-          .parallel = {.parallel = {.threads = r.args.threads}},
+          .threads = r.args.threads,
           .reducer = r.reducer};
       const std::string name = std::string("laplace_") + vi::to_string(curvature);
       const auto full = vi::laplace(tiny, theta, o);

@@ -93,7 +93,7 @@ template <class Options>
 auto fit_with(const Options& base, Index blocks, int threads) {
   const auto model = test::tanh_mlp_problem();
   Options o = base;
-  o.loop.parallel.threads = threads;
+  o.loop.threads = threads;
   if (blocks > 0) o.loop.reducer = std::make_shared<vi::BlockedReducer>(blocks);
   vi::Rng rng(41);
   return vi::fit(model, o, rng);

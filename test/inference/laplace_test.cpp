@@ -177,10 +177,10 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
   moons.model.init(theta, rng);
   for (const auto curvature : {vi::LaplaceCurvature::ggn, vi::LaplaceCurvature::kfac}) {
     vi::LaplaceOptions o = with(curvature, 1.0);
-    o.parallel.parallel.threads = 1;
-    o.parallel.parallel.grain = 8;
+    o.threads = 1;
+    o.grain = 8;
     const auto one = vi::laplace(moons.model, theta, o);
-    o.parallel.parallel.threads = 2;
+    o.threads = 2;
     const auto two = vi::laplace(moons.model, theta, o);
     BOOST_TEST((one.posterior.precision() == two.posterior.precision()), vi::to_string(curvature));
     BOOST_TEST(one.log_marginal_likelihood == two.log_marginal_likelihood);

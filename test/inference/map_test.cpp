@@ -141,10 +141,10 @@ BOOST_AUTO_TEST_CASE(deterministic_and_resumable) {
   vi::MapOptions o;
   o.loop.epochs = 6;
   o.loop.minibatch = 7;
-  o.loop.parallel.threads = 1;
+  o.loop.threads = 1;
   vi::Rng a(5);
   const auto one = vi::fit(model, o, a);
-  o.loop.parallel.threads = 2;
+  o.loop.threads = 2;
   vi::Rng b(5);
   const auto two = vi::fit(model, o, b);
   BOOST_TEST((one.posterior.mean() == two.posterior.mean()));

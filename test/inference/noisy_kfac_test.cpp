@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(same_seed_same_bits_for_one_and_two_threads) {
   vi::NoisyKfacOptions o;
   o.loop.minibatch = 20;
   o.loop.epochs = 3;
-  o.loop.parallel.grain = 4;  // several tasks per minibatch, so two threads really share the work
+  o.loop.grain = 4;  // several tasks per minibatch, so two threads really share the work
   o.mc_samples = 2;
   ngvi::test::check_thread_count_invariance(model, o, 77);
 }

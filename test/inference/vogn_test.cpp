@@ -217,8 +217,8 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
         vi::VognOptions o{.loop = {.epochs = 3, .minibatch = 8, .elbo_samples = 2},
                           .mc_samples = 2,
                           .curvature = curvature};
-        o.loop.parallel.threads = threads;
-        o.loop.parallel.grain = 2;
+        o.loop.threads = threads;
+        o.loop.grain = 2;
         vi::Rng rng(31);
         return vi::fit(model, o, rng);
       };
@@ -226,8 +226,8 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
         vi::FullVognOptions o{.loop = {.epochs = 3, .minibatch = 8, .elbo_samples = 2},
                               .mc_samples = 2,
                               .curvature = curvature};
-        o.loop.parallel.threads = threads;
-        o.loop.parallel.grain = 2;
+        o.loop.threads = threads;
+        o.loop.grain = 2;
         vi::Rng rng(31);
         return vi::fit(model, o, rng);
       };

@@ -472,8 +472,8 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
                        .precision_rate = {0.9},
                        .mc_samples = 2,
                        .remedy = remedy};
-      o.loop.parallel.threads = threads;
-      o.loop.parallel.grain = 2;
+      o.loop.threads = threads;
+      o.loop.grain = 2;
       vi::Rng rng(31);
       return vi::fit(model, o, rng);
     };
@@ -483,7 +483,7 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
   }
   auto diag = [&](int threads) {
     vi::DiagonalVonOptions o{.loop = {.epochs = 4, .minibatch = 5}, .mc_samples = 2};
-    o.loop.parallel.threads = threads;
+    o.loop.threads = threads;
     vi::Rng rng(31);
     return vi::fit(model, o, rng);
   };

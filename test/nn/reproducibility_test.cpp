@@ -79,8 +79,7 @@ Trajectory train(int threads, int steps) {
   Eigen::VectorXd theta = initial_theta(model);
   const Eigen::Index P = theta.size(), N = model.num_examples();
   const ad::ParallelOptions par{.threads = threads, .grain = 6};
-  nn::GgnOptions ggn_options;
-  ggn_options.curvature.parallel = par;
+  const nn::GgnOptions ggn_options{.threads = threads, .grain = 6};
   // Adam with the empirical-Fisher diagonal Σᵢ gᵢ² as its second moment and small
   // Gauss-Newton terms (diag(G)·θ and G·m, the previous momentum), so that every per-example
   // result — batched gradients and Jacobians on Tape<double>, the generic one-example route on

@@ -43,12 +43,12 @@ void check_same_bits(const Q& a, const Q& b) {
              "posterior variances differ");
 }
 
-// fit with options.loop.parallel.threads = 1 and = 2 from the same seed: identical bits.
+// fit with options.loop.threads = 1 and = 2 from the same seed: identical bits.
 template <class Model, class Options>
 void check_thread_count_invariance(const Model& model, Options options, std::uint64_t seed) {
   Options two = options;
-  options.loop.parallel.threads = 1;
-  two.loop.parallel.threads = 2;
+  options.loop.threads = 1;
+  two.loop.threads = 2;
   vi::Rng r1(seed), r2(seed);
   const auto a = vi::fit(model, options, r1);
   const auto b = vi::fit(model, two, r2);

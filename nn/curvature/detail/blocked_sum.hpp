@@ -15,7 +15,7 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/functional/per_example.hpp>
+#include <autodiff/functional/parallel.hpp>
 #include <nn/curvature/options.hpp>
 
 namespace ngvi::nn::detail {
@@ -30,7 +30,7 @@ Eigen::MatrixXd blocked_range_sum(Eigen::Index n, Eigen::Index rows, Eigen::Inde
                                 std::to_string(options.reduction_blocks) + ", expected >= 1");
   Eigen::MatrixXd total = Eigen::MatrixXd::Zero(rows, cols);
   if (n <= 0) return total;
-  ad::ParallelOptions par = options.parallel;
+  ad::ParallelOptions par = ad::parallel_options(options);
   const Eigen::Index min_grain = (n + options.reduction_blocks - 1) / options.reduction_blocks;
   par.grain = std::max({par.grain, min_grain, Eigen::Index{1}});
   const Eigen::Index blocks = (n + par.grain - 1) / par.grain;

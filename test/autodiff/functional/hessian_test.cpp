@@ -5,8 +5,13 @@
 // default 8 agree; the value and gradient outputs; constant functions and n = 0; and the
 // regression of pow(x, y) at y = 0, whose cross partial 1/x used to be lost; and repeated
 // Hessians at two K of a model on matrix variables, which must reuse the tapes' memory (an
-// inlined Tape::rewind was miscompiled by GCC 12 at -O3 into an ever-growing arena).
+// inlined Tape::rewind was miscompiled by GCC 12 at -O3 into an ever-growing arena); the sweeps
+// on threads (ParallelOptions) give the calling thread's bits for any thread count and grain,
+// whatever the calling thread's tape holds, and a bad thread count or a throwing function is
+// reported, not lost.
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <Eigen/Core>
@@ -24,7 +29,9 @@
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/check.hpp>
 
+#include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
+#include <support/position_independence.hpp>
 
 namespace {
 
@@ -74,6 +81,17 @@ struct MatrixMlpLoss {
     return S(0.5 * ngvi::ad::squared_norm(ngvi::ad::tanh(X * W) * v - y));
   }
 };
+
+// MatrixMlpLoss on six fixed rows.
+MatrixMlpLoss six_row_mlp_loss() {
+  MatrixMlpLoss f{Eigen::MatrixXd(6, 3), Eigen::VectorXd(6)};
+  for (Eigen::Index i = 0; i < 6; ++i) {
+    for (Eigen::Index j = 0; j < 3; ++j)
+      f.X(i, j) = std::sin(1.3 * static_cast<double>(i) - 0.7 * static_cast<double>(j));
+    f.y(i) = 0.2 * static_cast<double>(i) - 0.5;
+  }
+  return f;
+}
 
 // Hessians of f at x in rounds, K = 4 and K = 8 alternating: every round gives the same bits,
 // and after the first round neither Dual tape allocates.
@@ -205,13 +223,59 @@ BOOST_AUTO_TEST_CASE(constant_functions_and_empty_inputs) {
 }
 
 BOOST_AUTO_TEST_CASE(repeated_hessians_at_two_block_sizes_reuse_the_tapes) {
-  MatrixMlpLoss f{Eigen::MatrixXd(6, 3), Eigen::VectorXd(6)};
-  for (Eigen::Index i = 0; i < 6; ++i) {
-    for (Eigen::Index j = 0; j < 3; ++j)
-      f.X(i, j) = std::sin(1.3 * static_cast<double>(i) - 0.7 * static_cast<double>(j));
-    f.y(i) = 0.2 * static_cast<double>(i) - 0.5;
+  check_repeated_hessians(six_row_mlp_loss(), test_point(16));
+}
+
+BOOST_AUTO_TEST_CASE(sweeps_on_threads_give_the_calling_threads_bits) {
+  // n = 16 at K = 3: six sweeps, the last of one column. Grains of 1 and 3 columns give a
+  // sweep per task, 7 three sweeps per task (blocks of 3 + 3), 100 all in one task.
+  using D = ngvi::ad::Dual<double, 3>;
+  const MatrixMlpLoss f = six_row_mlp_loss();
+  const Eigen::VectorXd x = test_point(16);
+  double value = 0.0;
+  Eigen::VectorXd grad;
+  const Eigen::MatrixXd H = ngvi::ad::hessian<3>(f, x, &value, &grad);
+  NGVI_CHECK_REPORT(vf::check_hessian(f, x));
+  NGVI_CHECK_REPORT(vf::compare(H, ngvi::ad::hessian<8>(f, x), tol::ad_vs_ad, "K = 3 vs K = 8"));
+  for (const int threads : {0, 1, 2, 3}) {
+    for (const Eigen::Index grain : {1, 3, 7, 100}) {
+      for (const bool open_recording : {false, true}) {
+        BOOST_TEST_CONTEXT("threads " << threads << ", grain " << grain
+                                      << (open_recording ? ", after an open recording" : "")) {
+          // The calling thread's blocks then start after a 13-wide tanh node on its
+          // Tape<Dual<double, 3>>; the workers' tapes are wherever their last use left them.
+          ngvi::ad::TapeScope<D> outer;
+          if (open_recording)
+            ngvi::test::record_prefix<D>({ngvi::test::TapePrefix::Kind::elementwise, 13});
+          double value_t = 0.0;
+          Eigen::VectorXd grad_t;
+          const Eigen::MatrixXd H_t =
+              ngvi::ad::hessian<3>(f, x, {.threads = threads, .grain = grain}, &value_t, &grad_t);
+          NGVI_CHECK_BITWISE(H_t, H, "Hessian");
+          NGVI_CHECK_BITWISE(value_t, value, "value");
+          NGVI_CHECK_BITWISE(grad_t, grad, "gradient");
+        }
+      }
+    }
   }
-  check_repeated_hessians(f, test_point(16));
+}
+
+BOOST_AUTO_TEST_CASE(sweeps_on_threads_report_errors) {
+  const Eigen::VectorXd x = test_point(16);
+  const ngvi::ad::ParallelOptions negative{.threads = -1};
+  BOOST_CHECK_EXCEPTION(ngvi::ad::hessian(Rosenbrock{}, x, negative), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          const std::string m = e.what();
+                          return m.find("parallel_blocks") != std::string::npos &&
+                                 m.find("threads = -1") != std::string::npos;
+                        });
+  // A function that throws from the worker threads' sweeps: the exception reaches the caller.
+  auto throwing = [](const auto& v) -> std::decay_t<decltype(v(0))> {
+    if (v(0) < 10.0) throw std::domain_error("hessian_test: thrown from f");
+    return v(0);
+  };
+  BOOST_CHECK_THROW(ngvi::ad::hessian<1>(throwing, x, {.threads = 2, .grain = 1}),
+                    std::domain_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

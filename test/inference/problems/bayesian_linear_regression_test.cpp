@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(posterior_solves_the_models_normal_equations) {
   const auto p = vi::problems::make_bayesian_linear_regression();
   const double delta = p.prior_precision;
   VectorXd grad;
-  const MatrixXd h = nn::exact_hessian(p.model, p.posterior_mean, nullptr, &grad);
+  const MatrixXd h = nn::exact_hessian(p.model, p.posterior_mean, {}, nullptr, &grad);
   // ∇(Σℓᵢ + δ/2‖θ‖²) = 0 at μ; the scale of the terms that cancel is ‖τΦᵀy‖.
   const double scale = (p.noise_precision * p.design.transpose() * p.targets).norm();
   NGVI_CHECK_REPORT(compare(VectorXd((grad + delta * p.posterior_mean) / scale),

@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
   Eigen::VectorXd theta;
   const auto m = test::make_supervised({3, 4, 1}, nn::BernoulliLogit(), 13, 41, &theta);
   const std::vector<Eigen::Index> idx = test::mixed_minibatch(13);
-  const ad::ParallelOptions one{1, 3}, two{2, 3};
+  const nn::CurvatureOptions one{.threads = 1, .grain = 3}, two{.threads = 2, .grain = 3};
   const Eigen::MatrixXd F = nn::empirical_fisher(m, theta, idx, one);
   const ad::RowMatrixXd G = nn::example_gradients(m, theta, one);
   Eigen::MatrixXd ref = Eigen::MatrixXd::Zero(theta.size(), theta.size());
@@ -142,13 +142,13 @@ template <class Model>
 void check_ef_routes(const Model& m, const Eigen::VectorXd& theta, const std::string& what) {
   test::check_batched_route(m, what + ", full",
                             [&](const auto& model, nn::ExampleIndices idx, int t) {
-                              const ad::ParallelOptions o{t, 3};
+                              const nn::CurvatureOptions o{.threads = t, .grain = 3};
                               return idx.empty() ? nn::empirical_fisher(model, theta, o)
                                                  : nn::empirical_fisher(model, theta, idx, o);
                             });
   test::check_batched_route(
       m, what + ", diagonal", [&](const auto& model, nn::ExampleIndices idx, int t) {
-        const ad::ParallelOptions o{t, 3};
+        const nn::CurvatureOptions o{.threads = t, .grain = 3};
         return idx.empty() ? nn::empirical_fisher_diagonal(model, theta, o)
                            : nn::empirical_fisher_diagonal(model, theta, idx, o);
       });

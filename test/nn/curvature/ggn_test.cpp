@@ -159,9 +159,7 @@ BOOST_AUTO_TEST_CASE(diagonal_is_diagonal_of_full) {
 BOOST_AUTO_TEST_CASE(bitwise_identical_for_any_thread_count) {
   Eigen::VectorXd theta;
   const auto m = test::make_supervised({2, 4, 1}, nn::GaussianFixedNoise(1.0), 50, 20, &theta);
-  nn::GgnOptions one, two;
-  one.curvature.parallel = {1, 1};
-  two.curvature.parallel = {2, 1};
+  const nn::GgnOptions one{.threads = 1, .grain = 1}, two{.threads = 2, .grain = 1};
   const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(theta.size(), -1.0, 1.0);
   NGVI_CHECK_REPORT(
       compare(nn::ggn(m, theta, two), nn::ggn(m, theta, one), tol::exact, "ggn 2 vs 1 thread"));
@@ -185,9 +183,7 @@ BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
   const auto m = test::make_supervised({2, 4, 3}, nn::SoftmaxCategorical(3), 14, 22, &theta);
   const std::vector<Eigen::Index> idx = test::mixed_minibatch(14);
   const auto sub = test::subset_model(m, idx);
-  nn::GgnOptions one, two;
-  one.curvature.parallel = {1, 3};
-  two.curvature.parallel = {2, 3};
+  const nn::GgnOptions one{.threads = 1, .grain = 3}, two{.threads = 2, .grain = 3};
   const Eigen::MatrixXd G = nn::ggn(m, theta, idx, one);
   NGVI_CHECK_REPORT(
       compare(G, nn::ggn(sub, theta, one), reordered_sum, "ggn(idx) vs ggn of the subset model"));
@@ -229,11 +225,7 @@ BOOST_AUTO_TEST_CASE(minibatch_bad_indices_throw) {
 // the same bits for 1, 2 and 3 threads. 37 examples in blocks of 3: 13 blocks.
 template <class Model>
 void check_ggn_routes(const Model& m, const Eigen::VectorXd& theta, const std::string& what) {
-  const auto options = [](int threads) {
-    nn::GgnOptions o;
-    o.curvature.parallel = {threads, 3};
-    return o;
-  };
+  const auto options = [](int threads) { return nn::GgnOptions{.threads = threads, .grain = 3}; };
   test::check_batched_route(m, what + ", full",
                             [&](const auto& model, nn::ExampleIndices idx, int t) {
                               return idx.empty() ? nn::ggn(model, theta, options(t))
@@ -270,8 +262,7 @@ BOOST_AUTO_TEST_CASE(column_restricted_sums_from_the_deltas_equal_the_full_sums_
   const auto output_matrix = [&](const Eigen::VectorXd&, Eigen::Index) { return M; };
   const std::vector<Eigen::Index> idx = nn::all_examples(m.data().X.rows());
   const std::vector<Eigen::Index> columns = {P - 1, 14, 0, 5, 12, 13, 16, 25, 19, 14};
-  nn::CurvatureOptions options;
-  options.parallel.threads = 1;
+  const nn::CurvatureOptions options{.threads = 1};
   const Eigen::MatrixXd all = nn::detail::jacobian_sandwich_sum(
       m, theta, idx, options, nn::detail::SandwichShape::full, output_matrix);
   BOOST_REQUIRE(all.rows() == P);

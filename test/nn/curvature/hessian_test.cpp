@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(value_and_gradient_outputs) {
   const auto m = test::make_supervised({1, 3, 1}, nn::GaussianLearnedNoise(2.0), 10, 4, &theta);
   double value = 0.0;
   Eigen::VectorXd g;
-  nn::exact_hessian(m, theta, &value, &g);
+  nn::exact_hessian(m, theta, {}, &value, &g);
   Eigen::VectorXd g_ref;
   const double v_ref = ad::value_and_gradient(total(m), theta, g_ref);
   NGVI_CHECK_REPORT(compare(value, v_ref, tol::ad_vs_ad, "value from exact_hessian"));
@@ -111,15 +111,33 @@ BOOST_AUTO_TEST_CASE(diagonal_is_diagonal_of_full) {
 BOOST_AUTO_TEST_CASE(bitwise_identical_for_any_thread_count) {
   Eigen::VectorXd theta;
   const auto m = test::make_supervised({2, 4, 2}, nn::HeteroscedasticGaussian(), 40, 7, &theta);
-  nn::CurvatureOptions one, two, any;
-  one.parallel = {1, 1};
-  two.parallel = {2, 1};
-  any.parallel = {0, 1};
+  const nn::CurvatureOptions one{.threads = 1, .grain = 1}, two{.threads = 2, .grain = 1},
+      any{.threads = 0, .grain = 1};
   const Eigen::MatrixXd H1 = nn::exact_hessian_by_examples(m, theta, one);
   NGVI_CHECK_REPORT(compare(nn::exact_hessian_by_examples(m, theta, two), H1, tol::exact,
                             "2 threads vs 1 thread"));
   NGVI_CHECK_REPORT(compare(nn::exact_hessian_by_examples(m, theta, any), H1, tol::exact,
                             "automatic threads vs 1 thread"));
+  // The whole-loss route, its 3 sweeps (P = 22) one per task, on 1, 2 and automatic threads:
+  // the same bits, and the per-example sum to rounding; the minibatch form likewise.
+  double value1 = 0.0;
+  Eigen::VectorXd grad1;
+  const Eigen::MatrixXd W1 = nn::exact_hessian(m, theta, one, &value1, &grad1);
+  NGVI_CHECK_REPORT(compare(W1, H1, reordered_sum, "exact_hessian vs exact_hessian_by_examples"));
+  const std::vector<Eigen::Index> idx = test::mixed_minibatch(40);
+  const Eigen::MatrixXd B1 = nn::exact_hessian(m, theta, idx, one);
+  for (const nn::CurvatureOptions& o : {two, any}) {
+    BOOST_TEST_CONTEXT("threads " << o.threads) {
+      double value = 0.0;
+      Eigen::VectorXd grad;
+      NGVI_CHECK_REPORT(compare(nn::exact_hessian(m, theta, o, &value, &grad), W1, tol::exact,
+                                "exact_hessian vs 1 thread"));
+      NGVI_CHECK_REPORT(compare(value, value1, tol::exact, "its value vs 1 thread"));
+      NGVI_CHECK_REPORT(compare(grad, grad1, tol::exact, "its gradient vs 1 thread"));
+      NGVI_CHECK_REPORT(compare(nn::exact_hessian(m, theta, idx, o), B1, tol::exact,
+                                "exact_hessian(idx) vs 1 thread"));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(wrong_theta_size_throws) {
@@ -140,16 +158,14 @@ BOOST_AUTO_TEST_CASE(minibatch_is_the_sum_over_idx) {
   const auto sub = test::subset_model(m, idx);
   double value = 0.0, value_sub = 0.0;
   Eigen::VectorXd grad, grad_sub;
-  const Eigen::MatrixXd H = nn::exact_hessian(m, theta, idx, &value, &grad);
-  NGVI_CHECK_REPORT(compare(H, nn::exact_hessian(sub, theta, &value_sub, &grad_sub), reordered_sum,
-                            "exact_hessian(idx) vs the subset model"));
+  const Eigen::MatrixXd H = nn::exact_hessian(m, theta, idx, {}, &value, &grad);
+  NGVI_CHECK_REPORT(compare(H, nn::exact_hessian(sub, theta, {}, &value_sub, &grad_sub),
+                            reordered_sum, "exact_hessian(idx) vs the subset model"));
   NGVI_CHECK_REPORT(
       compare(value, value_sub, tol::ad_vs_ad, "Σ_idx ℓᵢ vs the subset model's loss"));
   NGVI_CHECK_REPORT(
       compare(grad, grad_sub, tol::ad_vs_ad, "∇ Σ_idx ℓᵢ vs the subset model's gradient"));
-  nn::CurvatureOptions one, two;
-  one.parallel = {1, 3};
-  two.parallel = {2, 3};
+  const nn::CurvatureOptions one{.threads = 1, .grain = 3}, two{.threads = 2, .grain = 3};
   const Eigen::MatrixXd Hex = nn::exact_hessian_by_examples(m, theta, idx, one);
   NGVI_CHECK_REPORT(
       compare(H, Hex, reordered_sum, "exact_hessian(idx) vs exact_hessian_by_examples(idx)"));

@@ -198,9 +198,7 @@ BOOST_AUTO_TEST_CASE(matrix_layout_and_diagonal) {
 BOOST_AUTO_TEST_CASE(bitwise_identical_for_any_thread_count) {
   Eigen::VectorXd theta;
   const auto m = test::make_supervised({2, 4, 1}, nn::BernoulliLogit(), 40, 60, &theta);
-  nn::KfacOptions one, two;
-  one.curvature.parallel = {1, 1};
-  two.curvature.parallel = {2, 1};
+  const nn::KfacOptions one{.threads = 1, .grain = 1}, two{.threads = 2, .grain = 1};
   const auto k1 = nn::kfac_factors(m, theta, one), k2 = nn::kfac_factors(m, theta, two);
   for (std::size_t l = 0; l < k1.size(); ++l) {
     NGVI_CHECK_REPORT(compare(k2[l].S, k1[l].S, tol::exact, "S, 2 threads vs 1"));
@@ -215,9 +213,7 @@ BOOST_AUTO_TEST_CASE(minibatch_factors) {
   const auto n = static_cast<double>(idx.size());
   const auto sub = test::subset_model(m, idx);
   for (const nn::KfacS which : {nn::KfacS::expected_fisher, nn::KfacS::empirical_fisher}) {
-    nn::KfacOptions o;
-    o.s_factor = which;
-    o.curvature.parallel = {1, 3};
+    const nn::KfacOptions o{.s_factor = which, .threads = 1, .grain = 3};
     const auto k = nn::kfac_factors(m, theta, idx, o), ks = nn::kfac_factors(sub, theta, o);
     BOOST_TEST_REQUIRE(k.size() == ks.size());
     for (std::size_t l = 0; l < k.size(); ++l) {
@@ -228,11 +224,8 @@ BOOST_AUTO_TEST_CASE(minibatch_factors) {
                                 "S(idx) vs subset model, layer " + std::to_string(l)));
     }
   }
-  nn::KfacOptions o, o2;
-  o.samples = o2.samples = 2;
-  o.seed = o2.seed = 9;
-  o.curvature.parallel = {1, 3};
-  o2.curvature.parallel = {2, 3};
+  const nn::KfacOptions o{.samples = 2, .seed = 9, .threads = 1, .grain = 3},
+      o2{.samples = 2, .seed = 9, .threads = 2, .grain = 3};
   const auto k = nn::kfac_factors(m, theta, idx, o), k2 = nn::kfac_factors(m, theta, idx, o2);
   nn::MonteCarloFisherOptions mc;
   mc.samples = 2;

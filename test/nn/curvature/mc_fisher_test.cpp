@@ -96,11 +96,8 @@ BOOST_AUTO_TEST_CASE(jacobian_route_equals_literal_sampled_gradients) {
 BOOST_AUTO_TEST_CASE(deterministic_for_threads_calls_and_seed) {
   Eigen::VectorXd theta;
   const auto m = test::make_supervised({2, 4, 1}, nn::BernoulliLogit(), 50, 42, &theta);
-  nn::MonteCarloFisherOptions one, two;
-  one.samples = two.samples = 3;
-  one.seed = two.seed = 5;
-  one.curvature.parallel = {1, 1};
-  two.curvature.parallel = {2, 1};
+  const nn::MonteCarloFisherOptions one{.samples = 3, .seed = 5, .threads = 1, .grain = 1},
+      two{.samples = 3, .seed = 5, .threads = 2, .grain = 1};
   const Eigen::MatrixXd F1 = nn::mc_fisher(m, theta, one);
   NGVI_CHECK_REPORT(compare(nn::mc_fisher(m, theta, two), F1, tol::exact, "2 threads vs 1"));
   NGVI_CHECK_REPORT(compare(nn::mc_fisher(m, theta, one), F1, tol::exact, "repeated call"));
@@ -178,11 +175,8 @@ BOOST_AUTO_TEST_CASE(minibatch_draws_by_global_index) {
   Eigen::VectorXd theta;
   const auto m = test::make_supervised({2, 4, 2}, nn::GaussianFixedNoise(1.5, 2), 13, 81, &theta);
   const std::vector<Eigen::Index> idx = test::mixed_minibatch(13);
-  nn::MonteCarloFisherOptions one, two;
-  one.samples = two.samples = 3;
-  one.seed = two.seed = 5;
-  one.curvature.parallel = {1, 3};
-  two.curvature.parallel = {2, 3};
+  const nn::MonteCarloFisherOptions one{.samples = 3, .seed = 5, .threads = 1, .grain = 3},
+      two{.samples = 3, .seed = 5, .threads = 2, .grain = 3};
   const Eigen::MatrixXd F = nn::mc_fisher(m, theta, idx, one);
   // Literal route on all N examples; example i's rows i·S .. i·S+S−1 use i's own stream.
   const ad::RowMatrixXd Gall = nn::sampled_target_gradients(m, theta, one);
@@ -226,11 +220,7 @@ BOOST_AUTO_TEST_CASE(minibatch_draws_by_global_index) {
 template <class Model>
 void check_mc_routes(const Model& m, const Eigen::VectorXd& theta, const std::string& what) {
   const auto options = [](int threads) {
-    nn::MonteCarloFisherOptions o;
-    o.samples = 3;
-    o.seed = 17;
-    o.curvature.parallel = {threads, 3};
-    return o;
+    return nn::MonteCarloFisherOptions{.samples = 3, .seed = 17, .threads = threads, .grain = 3};
   };
   test::check_batched_route(m, what + ", full",
                             [&](const auto& model, nn::ExampleIndices idx, int t) {
