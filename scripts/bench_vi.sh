@@ -5,7 +5,9 @@
 # tuned settings of bench/peers/vi_choices.json). Prints the comparison table (scripts/bench_vi_table.py)
 # and saves it as build/bench/vi_results.md.
 #
-# Run it on a quiet machine: the table states the load average. Everything is single-threaded.
+# Run it on a quiet machine: the table states the load average. Everything is single-threaded
+# but the two /threads:2 rows (the exact Hessian and a VON epoch with the Hessian's sweeps on two
+# threads), which are compared with their one-thread rows by wall time.
 # Environment: NGVI_BENCH_SKIP_BUILD=1 reuses the build; NGVI_BENCH_REPETITIONS (default 5);
 # NGVI_PEERS_VI (default ../shared/peers/vi) is the reference's folder; Debian's python3-torch
 # (/usr/bin/python3) is installed for it when missing.

@@ -2,7 +2,8 @@
 """The Markdown table of scripts/bench_vi.sh: ngvi's step and epoch times (Google Benchmark JSON of
 bench_vi_methods, median over repetitions, process CPU time) beside the PyTorch reference's, measured
 in the same session (bench.py kernel medians; run_uci.py CPU seconds per epoch), with the speed-up
-and the targets of issue 8. Standard library only."""
+and the targets of issue 8; then the exact Hessian and a VON epoch on two threads against one (wall
+time: the sweeps of the Hessian run on both). Standard library only."""
 import argparse
 import json
 import statistics
@@ -117,6 +118,13 @@ def main():
         r = ng["VI/vogn_step_H50_M32"]["cpu"] / ng["VI/pe_grad_H50_M32"]["cpu"]
         print(f"\nA VOGN step costs {r:.2f}× its own per-example gradients "
               f"(target ≤ 2×: {'met' if r <= 2.0 else 'missed'}).")
+    for what, key in [("the exact Hessian 151×151", "VI/hessian_H10_M32"),
+                      ("a VON epoch (eigenvalue clipping)", "VI/von_epoch_H10/clip")]:
+        two = key + "/threads:2"
+        if key in ng and two in ng:
+            one_ms, two_ms = ng[key]["wall"], ng[two]["wall"]
+            print(f"\nOn two threads {what} takes {two_ms:.3f} ms against {one_ms:.3f} ms on one "
+                  f"(wall time, medians): {one_ms / two_ms:.2f}× faster, with the same bits.")
     return 0
 
 
