@@ -38,8 +38,11 @@ Eigen::MatrixXd hessian(F&& f, const Eigen::Ref<const Eigen::VectorXd>& x,
   Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
   if (grad) grad->setZero(n);
   const Eigen::Index sweeps = std::max<Eigen::Index>((n + K - 1) / K, 1);
+  // Blocks of ⌈grain/K⌉ sweeps; on one thread one block, so that one recording scope and one
+  // tangent matrix serve every sweep (each sweep starts from a rewound tape either way).
   ParallelOptions by_sweeps = options;
-  by_sweeps.grain = std::max<Eigen::Index>((options.grain + K - 1) / K, 1);
+  by_sweeps.grain =
+      options.threads == 1 ? sweeps : std::max<Eigen::Index>((options.grain + K - 1) / K, 1);
   parallel_blocks(sweeps, by_sweeps, [&](Eigen::Index first, Eigen::Index last) {
     Recording<D> rec;
     Eigen::MatrixXd tangents(n, K);
