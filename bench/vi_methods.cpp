@@ -5,11 +5,11 @@
 // statistics), same networks (13-50-1 ReLU for VOGN, IVON, noisy Adam, BBB and MAP; 13-10-1
 // ReLU with a full covariance for VON, P = 151), same minibatch M = 32 (an epoch is 15 steps,
 // the last of 7 examples), one posterior sample per step, one thread (the `/threads:2` rows
-// aside: the same work with the exact Hessian's sweeps on two threads, judged by wall time). The hyperparameters are
-// the reference's tuned ones (τ = 10, δ = 0.1; VOGN α = β = 0.01; VON α = 0.1, β = 0.01), so a
-// step does the same arithmetic as the reference's. Each benchmark keeps one method object and
-// steps it on: a benchmark iteration is one step (or one epoch) of a running fit, as in the
-// reference's training loop. A method whose state stops being finite aborts the run.
+// aside: the same work with the exact Hessian's sweeps on two threads, judged by wall time). The
+// hyperparameters are the reference's tuned ones (τ = 10, δ = 0.1; VOGN α = β = 0.01; VON α = 0.1,
+// β = 0.01), so a step does the same arithmetic as the reference's. Each benchmark keeps one method
+// object and steps it on: a benchmark iteration is one step (or one epoch) of a running fit, as in
+// the reference's training loop. A method whose state stops being finite aborts the run.
 //
 // Rows named like the reference's kernels, so scripts/bench_vi.sh can put the two side by side:
 //   VI/pe_grad_H50_M32       per-example gradients of one minibatch (what a VOGN step is made of)
