@@ -75,12 +75,14 @@ NGVI_BENCH(w5_ngvi_scalar_2t, ADB_W5_2, "ngvi_scalar")->UseRealTime();
 // [W1 | b1 | w2 | b2] and whose gradients are those of ½Σ(y − f)² (the NLL's constants do not
 // depend on θ). nn::per_example_gradients takes the batched (BackPACK-style) route: per block of
 // `grain` examples one batched forward pass and one reverse sweep with θ as constants, then the
-// outer products δᵢaᵢᵀ; nn::squared_column_mean gives the VOGN diagonal. Checked against the
-// analytic G and diagonal, and the losses against the analytic ½Σr² (+ N·½log 2π).
+// outer products δᵢaᵢᵀ, and with its `squares` output the column sums of G², which give the VOGN
+// diagonal. Checked against the analytic G and diagonal, and the losses against the analytic
+// ½Σr² (+ N·½log 2π).
 //   ngvi_nn       ParallelOptions{threads, grain}: the plain user call (a task_arena per call
-//                 when threads > 1).
-//   ngvi_nn_arena the same inside a task_arena kept across calls (threads = 0: the arena's),
-//                 as the analytic driver does.
+//                 when threads > 1), the squares formed per block from the δs and inputs.
+//   ngvi_nn_two_pass  the same, the diagonal by nn::squared_column_mean, a second pass over G.
+//   ngvi_nn_arena the same as ngvi_nn inside a task_arena kept across calls (threads = 0: the
+//                 arena's), as the analytic driver does.
 // The N = 10 000 variant (workload W5_per_example_10k_*) measures the 2-vs-1-thread speed-up.
 
 nn::Dataset w5_dataset(const adb::MlpData& d) {
@@ -124,17 +126,22 @@ const W5Ref& w5_big_ref() {
 constexpr Eigen::Index w5_grain = 64;
 
 void w5_nn(benchmark::State& st, const adb::MlpData& d, const W5Ref& ref, int nthreads,
-           bool keep_arena) {
+           bool keep_arena, bool two_pass = false) {
   const W5Model model = w5_model(d);
   const Eigen::VectorXd theta = to_eigen(d.theta);
   ngvi::ad::RowMatrixXd G;
-  Eigen::VectorXd diag, losses;
+  Eigen::VectorXd diag, squares, losses;
   nn::ParallelOptions options{.threads = keep_arena ? 0 : nthreads, .grain = w5_grain};
   tbb::task_arena arena(nthreads);
   auto call = [&](Eigen::VectorXd* l) {
     auto body = [&] {
-      nn::per_example_gradients(model, theta, G, options, l);
-      diag = nn::squared_column_mean(G, options);
+      if (two_pass) {
+        nn::per_example_gradients(model, theta, G, options, l);
+        diag = nn::squared_column_mean(G, options);
+      } else {
+        nn::per_example_gradients(model, theta, G, options, l, &squares);
+        diag = squares / static_cast<double>(d.N);
+      }
     };
     if (keep_arena)
       arena.execute(body);
@@ -165,7 +172,11 @@ const W5Ref& w5_small_ref() {
 void w5_nn_1t(benchmark::State& st) { w5_nn(st, data().mlp, w5_small_ref(), 1, false); }
 void w5_nn_2t(benchmark::State& st) { w5_nn(st, data().mlp, w5_small_ref(), 2, false); }
 void w5_nn_arena_2t(benchmark::State& st) { w5_nn(st, data().mlp, w5_small_ref(), 2, true); }
+void w5_nn_two_pass_1t(benchmark::State& st) {
+  w5_nn(st, data().mlp, w5_small_ref(), 1, false, true);
+}
 NGVI_BENCH(w5_nn_1t, ADB_W5_1, "ngvi_nn");
+NGVI_BENCH(w5_nn_two_pass_1t, ADB_W5_1, "ngvi_nn_two_pass");
 NGVI_BENCH(w5_nn_2t, ADB_W5_2, "ngvi_nn")->UseRealTime();
 NGVI_BENCH(w5_nn_arena_2t, ADB_W5_2, "ngvi_nn_arena")->UseRealTime();
 

@@ -21,8 +21,9 @@
 // thread count (ad::parallel_blocks runs them on a cached arena of options.threads); each TBB task
 // records its block on its thread's tape and writes only its rows. Every number therefore comes
 // from the same operations in the same order whatever the number of threads: results are bitwise
-// identical for 1, 2 or 7 threads. Reductions over examples (squared_column_mean) sum each column
-// in example order for the same reason.
+// identical for 1, 2 or 7 threads. Reductions over examples sum in a fixed order for the same
+// reason: squared_column_mean each column in example order, the batched moments (the squares of
+// per_example_gradients, add_gradient_sums_and_squares) block by block in block order.
 #pragma once
 
 #include <algorithm>
@@ -108,6 +109,42 @@ inline void write_dense_rows(const Sequential& net, const BatchedPass& pass,
   }
 }
 
+// Columns b0 … b0+w−1 of add_column_sums, with accumulators of Acc's kind.
+template <class Acc>
+void add_column_block_sums(const RowMatrixXd& G, Eigen::Index b0, Eigen::Index w,
+                           Eigen::VectorXd* sum, Eigen::VectorXd& squares) {
+  Acc s = Acc::Zero(w), q = Acc::Zero(w);
+  for (Eigen::Index n = 0; n < G.rows(); ++n) {
+    const auto row = G.row(n).segment(b0, w).transpose().array();
+    if (sum) s += row;
+    q += row.square();
+  }
+  if (sum) sum->segment(b0, w) += s.matrix();
+  squares.segment(b0, w) += q.matrix();
+}
+
+// Adds Σᵢ G(i, p) to sum(p) (when sum is given) and Σᵢ G(i, p)² to squares(p), for every column
+// p, in one pass over G; each column in row order, columns in blocks of 256 (two 2 KiB
+// accumulators, in L1; a full block's are of fixed size, which lets the compiler unroll the
+// row loop: ~15 % faster on 455×751) split over options.threads threads. Every column's sums
+// are the same operations in the same order whichever kind of block it falls in.
+inline void add_column_sums(const RowMatrixXd& G, Eigen::VectorXd* sum, Eigen::VectorXd& squares,
+                            const ParallelOptions& options) {
+  constexpr Eigen::Index block = 256;
+  ParallelOptions cols = options;
+  cols.grain = block;
+  ad::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
+    for (Eigen::Index b0 = p0; b0 < p1; b0 += block) {
+      const Eigen::Index w = std::min(block, p1 - b0);
+      if (w == block)
+        add_column_block_sums<Eigen::Array<double, block, 1>>(G, b0, w, sum, squares);
+      else
+        add_column_block_sums<Eigen::Array<double, Eigen::Dynamic, 1, 0, block, 1>>(G, b0, w, sum,
+                                                                                    squares);
+    }
+  });
+}
+
 // ---- the routes, on the examples idx (indices already checked) ------------------------------
 
 // Generic route: row k of G is ∇ℓ_{idx[k]}, losses(k) = ℓ_{idx[k]}.
@@ -142,11 +179,47 @@ void with_block_deltas(const M& model, const Eigen::VectorXd& theta, ExampleIndi
       static_cast<const ad::Recording<double>&>(rec), Yb);
 }
 
+// The moments of one block of B examples of the batched route, written into s (if given) and q
+// (P entries each): for every dense layer Σᵢ δᵢaᵢᵀ = DᵀA and Σᵢ (δᵢaᵢᵀ)² = (D∘D)ᵀ(A∘A) (D: the
+// block's δs, A: its inputs; biases Σᵢ δᵢ and Σᵢ δᵢ²), and the likelihood parameters'
+// per-example partials summed directly. Cost: O(B·Σ in·out) flops, two small products a layer.
+template <BatchedSequentialModel M>
+void block_moments(const M& model, const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
+                   const ad::Recording<double>& rec, Eigen::Index B, Eigen::VectorXd* s,
+                   Eigen::VectorXd& q) {
+  using Map = Eigen::Map<RowMajorMatrix<double>>;
+  for (std::size_t k = 0; k < deltas.size(); ++k) {
+    const DenseSlot& d = model.net().dense_layers()[k];
+    const RowMatrixXd& D = deltas[k];
+    const RowMatrixXd& A = pass.inputs[k];
+    if (s) {
+      Map(s->data() + d.weight.offset, d.out, d.in).noalias() = D.transpose() * A;
+      s->segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
+    }
+    Map(q.data() + d.weight.offset, d.out, d.in).noalias() =
+        D.cwiseAbs2().transpose() * A.cwiseAbs2();
+    q.segment(d.bias.offset, d.out) = D.cwiseAbs2().colwise().sum().transpose();
+  }
+  const Eigen::Index out = model.net().output_dim();
+  for (int k = 0; k < model.likelihood().num_params(); ++k) {
+    double sk = 0.0, qk = 0.0;
+    for (Eigen::Index i = 0; i < B; ++i) {
+      const double g = rec.adjoint(pass.eta(i, out + k));
+      sk += g;
+      qk += g * g;
+    }
+    if (s) (*s)(model.likelihood_offset() + k) = sk;
+    q(model.likelihood_offset() + k) = qk;
+  }
+}
+
 // Batched route: per block of idx one forward pass on the block's rows and one reverse sweep.
+// With squares, also Σ_k G(k, p)² for every column p as the blocks' moments (block_moments)
+// added in block order: formed while each block's δs are at hand, not by a second pass over G.
 template <BatchedSequentialModel M>
 void gradients_batched(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta_in,
                        ExampleIndices idx, RowMatrixXd& G, const ParallelOptions& options,
-                       Eigen::VectorXd* losses) {
+                       Eigen::VectorXd* losses, Eigen::VectorXd* squares = nullptr) {
   nn::check_theta_size(theta_in.size(), model.num_params(), "ngvi::nn::per_example_gradients");
   const Eigen::VectorXd theta = theta_in;
   const auto n = static_cast<Eigen::Index>(idx.size());
@@ -156,6 +229,9 @@ void gradients_batched(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
   const auto& lik = model.likelihood();
   const int np = lik.num_params();
   const Eigen::Index out = model.net().output_dim();
+  const Eigen::Index grain = std::max<Eigen::Index>(options.grain, 1);
+  std::vector<Eigen::VectorXd> block_squares(
+      squares ? static_cast<std::size_t>((n + grain - 1) / grain) : 0);
   ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
     const ExampleIndices block =
         idx.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
@@ -169,6 +245,12 @@ void gradients_batched(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
                           for (int k = 0; k < np; ++k)
                             row[model.likelihood_offset() + k] = rec.adjoint(pass.eta(i, out + k));
                         }
+                        if (squares) {
+                          Eigen::VectorXd& q =
+                              block_squares[static_cast<std::size_t>(begin / grain)];
+                          q.resize(P);
+                          block_moments(model, pass, deltas, rec, B, nullptr, q);
+                        }
                         if (losses) {
                           const Eigen::MatrixXd F = pass.eta.value();
                           for (Eigen::Index i = 0; i < B; ++i)
@@ -177,22 +259,23 @@ void gradients_batched(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
                         }
                       });
   });
+  if (squares) {
+    squares->setZero(P);
+    for (const Eigen::VectorXd& q : block_squares) *squares += q;
+  }
 }
 
-// Batched route of the gradient moments: per block, Σᵢ δᵢaᵢᵀ = DᵀA and Σᵢ (δᵢaᵢᵀ)² = (D∘D)ᵀ(A∘A)
-// for every dense layer (D: the block's δs, A: its inputs; biases Σᵢ δᵢ and Σᵢ δᵢ²), and the
-// likelihood parameters' per-example partials summed directly. The block sums are added in
-// block order, so the result does not depend on the thread count. sum may be null (the
-// empirical-Fisher diagonal needs only the squares).
+// Batched route of the gradient moments: per block the moments of block_moments, without the
+// rows of G. The block sums are added in block order, so the result does not depend on the
+// thread count. sum may be null (the empirical-Fisher diagonal needs only the squares).
 template <BatchedSequentialModel M>
 void gradient_moments_batched(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta_in,
                               ExampleIndices idx, Eigen::VectorXd* sum, Eigen::VectorXd& squares,
                               const ParallelOptions& options) {
   const Eigen::VectorXd theta = theta_in;
   const auto n = static_cast<Eigen::Index>(idx.size());
-  const Eigen::Index P = model.num_params(), out = model.net().output_dim();
+  const Eigen::Index P = model.num_params();
   const Eigen::Index grain = std::max<Eigen::Index>(options.grain, 1);
-  const int np = model.likelihood().num_params();
   std::vector<Eigen::VectorXd> block_sum(static_cast<std::size_t>((n + grain - 1) / grain)),
       block_squares(block_sum.size());
   ad::parallel_blocks(n, options, [&](Eigen::Index begin, Eigen::Index end) {
@@ -202,34 +285,11 @@ void gradient_moments_batched(const M& model, const Eigen::Ref<const Eigen::Vect
     Eigen::VectorXd& q = block_squares[static_cast<std::size_t>(begin / grain)];
     if (sum) s.resize(P);
     q.resize(P);
-    with_block_deltas(
-        model, theta, block,
-        [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
-            const ad::Recording<double>& rec, const Eigen::MatrixXd&) {
-          using Map = Eigen::Map<RowMajorMatrix<double>>;
-          for (std::size_t k = 0; k < deltas.size(); ++k) {
-            const DenseSlot& d = model.net().dense_layers()[k];
-            const RowMatrixXd& D = deltas[k];
-            const RowMatrixXd& A = pass.inputs[k];
-            if (sum) {
-              Map(s.data() + d.weight.offset, d.out, d.in).noalias() = D.transpose() * A;
-              s.segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
-            }
-            Map(q.data() + d.weight.offset, d.out, d.in).noalias() =
-                D.cwiseAbs2().transpose() * A.cwiseAbs2();
-            q.segment(d.bias.offset, d.out) = D.cwiseAbs2().colwise().sum().transpose();
-          }
-          for (int k = 0; k < np; ++k) {
-            double sk = 0.0, qk = 0.0;
-            for (Eigen::Index i = 0; i < end - begin; ++i) {
-              const double g = rec.adjoint(pass.eta(i, out + k));
-              sk += g;
-              qk += g * g;
-            }
-            if (sum) s(model.likelihood_offset() + k) = sk;
-            q(model.likelihood_offset() + k) = qk;
-          }
-        });
+    with_block_deltas(model, theta, block,
+                      [&](const BatchedPass& pass, const std::vector<RowMatrixXd>& deltas,
+                          const ad::Recording<double>& rec, const Eigen::MatrixXd&) {
+                        block_moments(model, pass, deltas, rec, end - begin, sum ? &s : nullptr, q);
+                      });
   });
   for (std::size_t b = 0; b < block_sum.size(); ++b) {
     if (sum) *sum += block_sum[b];
@@ -333,13 +393,21 @@ void jacobians_batched(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
 }
 
 // The route for M: batched for a BatchedSequentialModel, generic otherwise (idx checked).
+// With squares, also Σ_k G(k, p)² for every column p: the batched route's block moments, or one
+// pass over G (add_column_sums) on the generic route.
 template <class M>
 void gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, ExampleIndices idx,
-               RowMatrixXd& G, const ParallelOptions& options, Eigen::VectorXd* losses) {
-  if constexpr (BatchedSequentialModel<M>)
-    gradients_batched(model, theta, idx, G, options, losses);
-  else
+               RowMatrixXd& G, const ParallelOptions& options, Eigen::VectorXd* losses,
+               Eigen::VectorXd* squares = nullptr) {
+  if constexpr (BatchedSequentialModel<M>) {
+    gradients_batched(model, theta, idx, G, options, losses, squares);
+  } else {
     gradients_generic(model, theta, idx, G, options, losses);
+    if (squares) {
+      squares->setZero(G.cols());
+      add_column_sums(G, nullptr, *squares, options);
+    }
+  }
 }
 template <class M>
 void jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta, ExampleIndices idx,
@@ -397,61 +465,28 @@ void per_example_gradients_batched(const M& model, const Eigen::Ref<const Eigen:
 
 // ∇ℓᵢ(θ) for every example into row i of G (N×P), ℓᵢ into losses(i) if given: the batched
 // route for a BatchedSequentialModel (Supervised<Sequential, L>), the generic one for every
-// other SeparableModel.
-// Cost: see the two routes above.
+// other SeparableModel. With squares, also Σᵢ G(i, p)² for every column p (the empirical-Fisher
+// diagonal; divide by N for squared_column_mean's): on the batched route from each block's δs
+// and layer inputs, (D∘D)ᵀ(A∘A) a layer, while the block is at hand — no second pass over G,
+// equal to squared_column_mean's sums to rounding — on the generic route by one pass over G.
+// The same bits for any thread count either way.
+// Cost: see the two routes above; squares add O(N·Σ in·out) flops (batched) or O(N·P) (generic).
 template <class M>
 void per_example_gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
                            RowMatrixXd& G, const ParallelOptions& options = {},
-                           Eigen::VectorXd* losses = nullptr) {
-  detail::gradients(model, theta, all_examples(model.num_examples()), G, options, losses);
+                           Eigen::VectorXd* losses = nullptr, Eigen::VectorXd* squares = nullptr) {
+  detail::gradients(model, theta, all_examples(model.num_examples()), G, options, losses, squares);
 }
-// The minibatch form: row k of G (|idx|×P) is ∇ℓ_{idx[k]}(θ), losses(k) = ℓ_{idx[k]}(θ).
-// Throws for an empty idx or an index outside 0..N−1. Cost: that of the route with |idx| for N.
+// The minibatch form: row k of G (|idx|×P) is ∇ℓ_{idx[k]}(θ), losses(k) = ℓ_{idx[k]}(θ),
+// squares Σ_k G(k, p)². Throws for an empty idx or an index outside 0..N−1. Cost: that of the
+// route with |idx| for N.
 template <class M>
 void per_example_gradients(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
                            ExampleIndices idx, RowMatrixXd& G, const ParallelOptions& options = {},
-                           Eigen::VectorXd* losses = nullptr) {
+                           Eigen::VectorXd* losses = nullptr, Eigen::VectorXd* squares = nullptr) {
   check_example_indices(idx, model.num_examples(), "per_example_gradients");
-  detail::gradients(model, theta, idx, G, options, losses);
+  detail::gradients(model, theta, idx, G, options, losses, squares);
 }
-
-namespace detail {
-// Columns b0 … b0+w−1 of add_column_sums, with accumulators of Acc's kind.
-template <class Acc>
-void add_column_block_sums(const RowMatrixXd& G, Eigen::Index b0, Eigen::Index w,
-                           Eigen::VectorXd* sum, Eigen::VectorXd& squares) {
-  Acc s = Acc::Zero(w), q = Acc::Zero(w);
-  for (Eigen::Index n = 0; n < G.rows(); ++n) {
-    const auto row = G.row(n).segment(b0, w).transpose().array();
-    if (sum) s += row;
-    q += row.square();
-  }
-  if (sum) sum->segment(b0, w) += s.matrix();
-  squares.segment(b0, w) += q.matrix();
-}
-
-// Adds Σᵢ G(i, p) to sum(p) (when sum is given) and Σᵢ G(i, p)² to squares(p), for every column
-// p, in one pass over G; each column in row order, columns in blocks of 256 (two 2 KiB
-// accumulators, in L1; a full block's are of fixed size, which lets the compiler unroll the
-// row loop: ~15 % faster on 455×751) split over options.threads threads. Every column's sums
-// are the same operations in the same order whichever kind of block it falls in.
-inline void add_column_sums(const RowMatrixXd& G, Eigen::VectorXd* sum, Eigen::VectorXd& squares,
-                            const ParallelOptions& options) {
-  constexpr Eigen::Index block = 256;
-  ParallelOptions cols = options;
-  cols.grain = block;
-  ad::parallel_blocks(G.cols(), cols, [&](Eigen::Index p0, Eigen::Index p1) {
-    for (Eigen::Index b0 = p0; b0 < p1; b0 += block) {
-      const Eigen::Index w = std::min(block, p1 - b0);
-      if (w == block)
-        add_column_block_sums<Eigen::Array<double, block, 1>>(G, b0, w, sum, squares);
-      else
-        add_column_block_sums<Eigen::Array<double, Eigen::Dynamic, 1, 0, block, 1>>(G, b0, w, sum,
-                                                                                    squares);
-    }
-  });
-}
-}  // namespace detail
 
 // (1/N) Σᵢ G(i, p)² for every column p — the VOGN / empirical-Fisher diagonal from the
 // per-example gradients. Each column is summed in row order, so the result does not depend

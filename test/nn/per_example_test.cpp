@@ -5,8 +5,8 @@
 // per-example Hessians against the Hessian of the total loss. The minibatch (ExampleIndices)
 // overloads are checked against the same model built on data.subset(idx), against the rows of
 // the all-examples result, batched route against generic route, and across thread counts.
-// The minibatch gradient moments (Σ gᵢ and Σ gᵢ² without the gradient matrix) against the
-// explicit sums of the generic route's rows.
+// The minibatch gradient moments (Σ gᵢ and Σ gᵢ² without the gradient matrix), and the squares
+// per_example_gradients forms beside G, against the explicit sums of the generic route's rows.
 #include <random>
 #include <string>
 #include <utility>
@@ -164,6 +164,10 @@ void check_minibatch(const M& model, const Eigen::VectorXd& th, const std::strin
 // the generic route's per-example gradients (Σ_k G(k, p) and Σ_k G(k, p)², written out here),
 // added onto non-zero starting values; bitwise the same for 1, 2 and 3 threads; and the
 // generic route of the function (a CallableModel of the same network) against the same sums.
+// The `squares` output of per_example_gradients against the same explicit sums (minibatch) and
+// its own G's (all examples), bitwise the moments of add_gradient_sums_and_squares from zero
+// (the same block moments in the same order) for 1, 2 and 3 threads, and on the generic route
+// bitwise add_column_sums_and_squares of its G.
 template <class M>
 void check_gradient_moments(const M& model, const Eigen::VectorXd& th, const std::string& what) {
   const std::vector<Eigen::Index> idx = test::mixed_minibatch(model.num_examples());
@@ -198,6 +202,34 @@ void check_gradient_moments(const M& model, const Eigen::VectorXd& th, const std
   NGVI_CHECK_REPORT(compare(sg, ref_sum, tol::ad_vs_ad, what + ": generic route, Σ gradients"));
   NGVI_CHECK_REPORT(
       compare(qg, ref_squares, tol::ad_vs_ad, what + ": generic route, Σ squared gradients"));
+
+  const Eigen::VectorXd row_squares = G.colwise().squaredNorm().transpose();
+  Eigen::VectorXd zero_sum = Eigen::VectorXd::Zero(P), moments = Eigen::VectorXd::Zero(P);
+  nn::add_gradient_sums_and_squares(model, th, idx, zero_sum, moments, {.threads = 1, .grain = 3});
+  for (int threads : {1, 2, 3}) {
+    nn::RowMatrixXd Gt;
+    Eigen::VectorXd squares;
+    nn::per_example_gradients(model, th, idx, Gt, {.threads = threads, .grain = 3}, nullptr,
+                              &squares);
+    const std::string tag =
+        what + ", per_example_gradients' squares, " + std::to_string(threads) + " threads";
+    NGVI_CHECK_REPORT(compare(squares, row_squares, tol::ad_vs_ad, tag + " vs Σ rows of G∘G"));
+    NGVI_CHECK_REPORT(compare(squares, moments, tol::exact, tag + " vs the gradient moments"));
+    NGVI_CHECK_REPORT(compare(Gt, G, tol::ad_vs_ad, tag + ": G vs the generic route"));
+  }
+  nn::RowMatrixXd Gall;
+  Eigen::VectorXd squares_all;
+  nn::per_example_gradients(model, th, Gall, {.threads = 2, .grain = 5}, nullptr, &squares_all);
+  NGVI_CHECK_REPORT(compare(squares_all, Gall.colwise().squaredNorm().transpose().eval(),
+                            tol::ad_vs_ad, what + ": all examples, squares vs Σ rows of G∘G"));
+  nn::RowMatrixXd Gg;
+  Eigen::VectorXd squares_g, gs = Eigen::VectorXd::Zero(P), gq = Eigen::VectorXd::Zero(P);
+  nn::per_example_gradients(callable, th, idx, Gg, {.threads = 2, .grain = 3}, nullptr, &squares_g);
+  nn::add_column_sums_and_squares(Gg, gs, gq, {.threads = 1});
+  NGVI_CHECK_REPORT(compare(squares_g, gq, tol::exact,
+                            what + ": generic route, squares vs add_column_sums_and_squares"));
+  NGVI_CHECK_REPORT(compare(squares_g, row_squares, tol::ad_vs_ad,
+                            what + ": generic route, squares vs Σ rows of G∘G"));
 }
 
 }  // namespace
