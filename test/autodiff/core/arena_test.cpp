@@ -11,6 +11,7 @@
 
 #include <autodiff/core/arena.hpp>
 
+BOOST_AUTO_TEST_SUITE(arena_test)
 namespace {
 std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 bool aligned(const void* p, std::size_t a) { return address(p) % a == 0; }
@@ -20,8 +21,6 @@ struct Payload {
   int n;
 };
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(arena_test)
 
 BOOST_AUTO_TEST_CASE(allocations_are_aligned_and_disjoint) {
   ngvi::ad::Arena arena(1024);

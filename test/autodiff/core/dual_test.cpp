@@ -19,6 +19,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(dual_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -52,8 +53,6 @@ const D3 a = make(1.75, 1.0, -0.5, 2.0);
 const D3 b = make(-0.6, 0.25, 3.0, -1.0);
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(dual_test)
 
 BOOST_AUTO_TEST_CASE(construction) {
   const D3 z;

@@ -22,6 +22,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(tape_scope_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -52,8 +53,6 @@ double adjoint_of(TapeScope<double>& scope, const Var<double>& y, const Var<doub
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(tape_scope_test)
 
 BOOST_AUTO_TEST_CASE(a_scope_rewinds_what_it_recorded) {
   Tape<double>& t = ngvi::ad::active_tape<double>();

@@ -36,6 +36,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(var_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -85,8 +86,6 @@ std::string domain_message(Fn fn) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(var_test)
 
 BOOST_AUTO_TEST_CASE(constants_are_not_on_the_tape) {
   TapeScope<double> scope;

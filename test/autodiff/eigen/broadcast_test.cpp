@@ -9,6 +9,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(broadcast_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -19,8 +20,6 @@ template <class T>
 using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(broadcast_test)
 
 BOOST_AUTO_TEST_CASE(rowwise_and_colwise_match_scalar_route) {
   const Eigen::MatrixXd C = Eigen::MatrixXd::Constant(3, 4, 0.25);

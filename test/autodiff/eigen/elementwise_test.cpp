@@ -9,6 +9,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(elementwise_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -55,8 +56,6 @@ void check_map(MapFused fused_map, MapScalar scalar_map, double shift, double sc
               },                                           \
               shift, scale);                               \
   }
-
-BOOST_AUTO_TEST_SUITE(elementwise_test)
 
 NGVI_MAP_CASE(exp, 0.0, 1.5)
 NGVI_MAP_CASE(expm1, 0.0, 1.5)

@@ -13,6 +13,7 @@
 #include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(fixed_order_sum_test)
 namespace {
 namespace vf = ngvi::ad::verify;
 namespace tol = ngvi::ad::verify::tolerances;
@@ -28,8 +29,6 @@ double compensated_sum(const double* x, Eigen::Index n) {
   return s + c;
 }
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(fixed_order_sum_test)
 
 BOOST_AUTO_TEST_CASE(agrees_with_a_compensated_sum_for_every_length) {
   Eigen::VectorXd x(70);

@@ -12,6 +12,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(log_softmax_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -33,8 +34,6 @@ Eigen::VectorXd point(Eigen::Index n) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(log_softmax_test)
 
 BOOST_AUTO_TEST_CASE(matches_scalar_route_and_finite_differences) {
   const Eigen::VectorXd w = Eigen::VectorXd::LinSpaced(5, 0.5, 2.5);

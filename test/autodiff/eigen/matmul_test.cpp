@@ -10,6 +10,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(matmul_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -60,8 +61,6 @@ struct Chain {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(matmul_test)
 
 BOOST_AUTO_TEST_CASE(every_operand_combination_matches_the_scalar_route_and_finite_differences) {
   Eigen::VectorXd theta(12);

@@ -18,6 +18,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(matrix_var_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -75,8 +76,6 @@ T mlp_scalar(const Vec<T>& th, const Data& d) {
 }
 
 const Eigen::VectorXd theta = spread(D * H + 2 * H + 1, -0.8, 1.6, 0.1);
-
-BOOST_AUTO_TEST_SUITE(matrix_var_test)
 
 BOOST_AUTO_TEST_CASE(an_mlp_with_the_handle_matches_the_scalar_route_and_finite_differences) {
   const Data d;
@@ -265,6 +264,5 @@ BOOST_AUTO_TEST_CASE(shape_errors_name_the_function_and_both_shapes) {
              "length 4");
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 }  // namespace
+BOOST_AUTO_TEST_SUITE_END()

@@ -19,6 +19,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(position_independence_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -44,8 +45,6 @@ template <class T>
 T readout_scalar(const T& s) {
   return s * (1.0 + 0.25 * s);
 }
-
-BOOST_AUTO_TEST_SUITE(position_independence_test)
 
 BOOST_AUTO_TEST_CASE(matmul_in_every_product_shape) {
   // double × Var, large enough for Eigen's blocked GEMM (7 + 9 + 5 >= 20).
@@ -284,6 +283,5 @@ BOOST_AUTO_TEST_CASE(tanh_mlp_hessian) {
                               spread(mlp.num_params(), -0.5, 1.0));
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 }  // namespace
+BOOST_AUTO_TEST_SUITE_END()

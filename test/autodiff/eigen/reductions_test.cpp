@@ -13,6 +13,7 @@
 
 #include "routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(reductions_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -70,8 +71,6 @@ std::string message_of(const auto& f) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(reductions_test)
 
 BOOST_AUTO_TEST_CASE(sum_squared_norm_dot_match_scalar_route) {
   const Eigen::VectorXd c = point(5) + Eigen::VectorXd::Constant(5, 2.0);

@@ -9,14 +9,13 @@
 #include <autodiff/core/dual.hpp>
 #include <autodiff/eigen/reverse_scratch.hpp>
 
+BOOST_AUTO_TEST_SUITE(reverse_scratch_test)
 namespace {
 namespace ad = ngvi::ad;
 bool aligned(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % ad::Arena::array_alignment == 0;
 }
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(reverse_scratch_test)
 
 BOOST_AUTO_TEST_CASE(aligned_reused_and_distinct_per_slot) {
   double* a = ad::detail::reverse_scratch<double>(0, 100);

@@ -18,6 +18,7 @@
 #include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(vectorised_math_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -98,8 +99,6 @@ void check_placement(const char* name) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(vectorised_math_test)
 
 BOOST_AUTO_TEST_CASE(results_do_not_depend_on_where_the_arrays_sit) {
   check_placement<ad::fn::Tanh>("tanh");

@@ -35,6 +35,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(elementary_test)
 namespace {
 
 namespace bmd = boost::math::differentiation;
@@ -752,8 +753,6 @@ const Binary fmax_case{"fmax",        NGVI_BINARY(fmax(x, y)),
                        minmax_points};
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(elementary_test)
 
 BOOST_AUTO_TEST_CASE(exp_derivatives) { run_unary(exp_case); }
 BOOST_AUTO_TEST_CASE(expm1_derivatives) { run_unary(expm1_case); }

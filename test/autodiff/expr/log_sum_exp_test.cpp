@@ -13,13 +13,12 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(log_sum_exp_test)
 namespace {
 namespace ad = ngvi::ad;
 namespace vf = ngvi::ad::verify;
 namespace tol = ngvi::ad::verify::tolerances;
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(log_sum_exp_test)
 
 BOOST_AUTO_TEST_CASE(double_values_match_closed_form) {
   NGVI_CHECK_REPORT(

@@ -22,6 +22,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(operators_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -71,8 +72,6 @@ void expect_1d(const F& f, double x, double value, double d1, double d2, const s
 const Eigen::Vector2d points[] = {{1.5, -0.5}, {-2.0, 3.0}, {0.25, 4.0}, {-7.0, -0.125}};
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(operators_test)
 
 BOOST_AUTO_TEST_CASE(var_op_var) {
   for (const Eigen::Vector2d& p : points) {

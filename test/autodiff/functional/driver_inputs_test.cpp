@@ -20,6 +20,7 @@
 
 #include "../eigen/routes.hpp"
 
+BOOST_AUTO_TEST_SUITE(driver_inputs_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -83,8 +84,6 @@ Eigen::VectorXd chain_gradient(const Eigen::VectorXd& x) {
 }
 
 const Eigen::VectorXd x0 = spread(23, -1.3, 2.6, 0.4);
-
-BOOST_AUTO_TEST_SUITE(driver_inputs_test)
 
 BOOST_AUTO_TEST_CASE(a_function_declared_on_the_handle_gets_the_handle) {
   using ad::detail::driver_input_t;
@@ -172,6 +171,5 @@ BOOST_AUTO_TEST_CASE(wrong_tangents_are_named_on_the_handle_route_too) {
                     std::invalid_argument);
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 }  // namespace
+BOOST_AUTO_TEST_SUITE_END()

@@ -33,6 +33,7 @@
 #include <support/check_report.hpp>
 #include <support/position_independence.hpp>
 
+BOOST_AUTO_TEST_SUITE(hessian_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -115,8 +116,6 @@ void check_repeated_hessians(const MatrixMlpLoss& f, const Eigen::VectorXd& x) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(hessian_test)
 
 BOOST_AUTO_TEST_CASE(rosenbrock_matches_the_closed_form) {
   for (Eigen::Index n : {2, 5, 10, 17}) {

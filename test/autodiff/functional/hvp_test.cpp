@@ -22,6 +22,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(hvp_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -63,8 +64,6 @@ struct Poly {
 const Eigen::VectorXd x6 = (Eigen::VectorXd(6) << 0.3, -0.8, 1.2, 0.05, -1.5, 0.6).finished();
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(hvp_test)
 
 BOOST_AUTO_TEST_CASE(matches_closed_form_and_hessian_times_v) {
   const Eigen::MatrixXd H = Poly::hess(x6);

@@ -19,6 +19,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(jacobian_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -66,8 +67,6 @@ struct Component {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(jacobian_test)
 
 BOOST_AUTO_TEST_CASE(matches_the_closed_form_and_returns_the_value) {
   const Eigen::Vector3d x(1.5, -0.4, 0.9);

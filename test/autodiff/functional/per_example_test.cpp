@@ -14,6 +14,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(per_example_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -46,8 +47,6 @@ Eigen::VectorXd theta0() {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(per_example_test)
 
 BOOST_AUTO_TEST_CASE(rows_sum_to_the_batch_gradient_and_match_one_at_a_time) {
   const Terms terms;

@@ -26,6 +26,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(recording_test)
 namespace {
 
 namespace ad = ngvi::ad;
@@ -59,8 +60,6 @@ Eigen::VectorXd point() { return Eigen::Vector3d(0.7, -1.3, 0.4); }
 using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(recording_test)
 
 BOOST_AUTO_TEST_CASE(inputs_backward_and_adjoints_give_the_gradient) {
   const Eigen::VectorXd x = point();

@@ -21,6 +21,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(value_and_gradient_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -88,8 +89,6 @@ Eigen::VectorXd test_point(Eigen::Index n) {
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(value_and_gradient_test)
 
 BOOST_AUTO_TEST_CASE(one_variable) {
   auto f = [](const auto& x) {

@@ -20,6 +20,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(check_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -55,8 +56,6 @@ struct Smooth {
 };
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(check_test)
 
 BOOST_AUTO_TEST_CASE(tolerance_accepts_exactly_up_to_abs_plus_rel_times_reference) {
   const vf::Tolerance t{0.5, 0.25};  // binary fractions, so the boundary is exact

@@ -22,6 +22,7 @@
 
 #include <support/check_report.hpp>
 
+BOOST_AUTO_TEST_SUITE(finite_diff_test)
 namespace {
 
 namespace vf = ngvi::ad::verify;
@@ -60,8 +61,6 @@ Eigen::VectorXd fd1(F f, double x, const vf::FiniteDiffOptions& o = {},
 }
 
 }  // namespace
-
-BOOST_AUTO_TEST_SUITE(finite_diff_test)
 
 BOOST_AUTO_TEST_CASE(gradient_matches_closed_form_at_ordinary_points) {
   for (const Eigen::Vector3d& x : {Eigen::Vector3d(0.3, -1.2, 2.5), Eigen::Vector3d(-2.0, 0.5, 0.1),
