@@ -1,12 +1,14 @@
 // curvature_study: how far are the Gauss-Newton, the empirical Fisher and the Monte-Carlo true
 // Fisher from the true Hessian, along the way to the MAP?
 //
-// Seed 000 (the VOGN blog post) says of the Gauss-Newton approximation "We expect it to become a
-// better approximation to the Hessian as we train for longer". Note that the matrix that post
-// writes down, (1/N)Σᵢ gᵢgᵢᵀ, is what seed 004 (footnote 2) calls the *empirical Fisher*; the
-// generalized Gauss-Newton of seed 001 is Σᵢ Jᵢᵀ H_L Jᵢ. This program measures both (and the MC
-// true Fisher, and K-FAC's block-diagonal Kronecker approximation) against the exact Hessian on
-// two small problems:
+// The claim under test: the Gauss-Newton approximation that VOGN uses (Khan et al. 2018, "Fast and
+// Scalable Bayesian Deep Learning by Weight-Perturbation in Adam") becomes a better approximation
+// to the Hessian as training goes on, as S. Swaroop's blog post deriving VOGN ("Natural-Gradient
+// Variational Inference 1: The Maths") expects. Note that the matrix VOGN uses, (1/N)Σᵢ gᵢgᵢᵀ, is
+// what Zhang, Sun, Duvenaud & Grosse (2018, footnote 2) call the *empirical Fisher*; the
+// generalized Gauss-Newton (Martens 2020) is Σᵢ Jᵢᵀ H_L Jᵢ. This program measures both (and the MC
+// true Fisher, and K-FAC's block-diagonal Kronecker approximation) against the exact Hessian on two
+// small problems:
 //   regression      1-D inputs, y = sin(2x) + noise, a 1-16-1 tanh MLP, Gaussian likelihood
 //                   with the true noise precision;
 //   classification  2-D two moons, a 2-16-1 tanh MLP, Bernoulli-logit likelihood;
@@ -371,9 +373,8 @@ int main(int argc, char** argv) {
     }
 
     fmt::print(
-        "\nSeed 000: the Gauss-Newton approximation \"becomes a better approximation to the "
-        "Hessian as we "
-        "train for longer\".\n");
+        "\nClaim: the Gauss-Newton approximation becomes a better approximation to the Hessian "
+        "as training goes on.\n");
     for (const json& v : verdicts)
       fmt::print(
           "  {:<15} {:<17} relF {:.3f} (it 0) -> {:.3f} (MAP); best {:.3f} ({}); went down in "

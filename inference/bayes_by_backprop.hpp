@@ -1,5 +1,6 @@
 // Bayes-by-backprop (Blundell et al. 2015, "Weight Uncertainty in Neural Networks"): mean-field
-// Gaussian VI by reparameterisation gradients and Adam — the non-natural baseline of the seeds.
+// Gaussian VI by reparameterisation gradients and Adam — the non-natural baseline that the
+// natural-gradient papers (Khan et al. 2018; Zhang et al. 2018) compare against.
 //
 // q = N(μ, diag(σ²)) with σ = softplus(ρ) = log(1 + e^ρ), so (μ, ρ) are unconstrained. Each
 // step minimises the minibatch estimate of the negative (λ-weighted) ELBO

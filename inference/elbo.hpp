@@ -1,10 +1,10 @@
 // The evidence lower bound of a Gaussian posterior, estimated as every method's history reports it.
 //
-// ELBO(q) = E_q[log p(D|θ)] − λ·KL(q ‖ p₀), p₀ = N(0, δ⁻¹I) (DESIGN.md, "Prediction"; λ = 1 is
-// proper VI, the seeds' tempered variants use λ < 1). The KL is the family's closed form; the
+// ELBO(q) = E_q[log p(D|θ)] − λ·KL(q ‖ p₀), p₀ = N(0, δ⁻¹I) (λ = 1 is proper VI; tempered
+// variants, e.g. Zhang et al. 2018, Eqn. 1, use λ < 1). The KL is the family's closed form; the
 // expected log-likelihood E_q[−Σᵢ ℓᵢ(θ)] is a Monte-Carlo average over S draws θₛ ~ q, or the
-// plug-in value at the mean when S = 0 (the "expectations at the mean" of VON with S = 0). The
-// data term runs through the model's batched total_loss when it has one.
+// plug-in value at the mean when S = 0 (the "expectations at the mean" of VON with S = 0). The data
+// term runs through the model's batched total_loss when it has one.
 #pragma once
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // fit(model, options, rng, callbacks...): the one loop every method in ngvi::vi runs in.
 //
-// ensmallen-shaped (DESIGN.md, decision 7): the options type names its method, the method does
-// one step at a time, and everything around the steps is here, written once:
+// ensmallen-shaped: the options type names its method, the method does one step at a time, and
+// everything around the steps is here, written once:
 //   for each epoch: shuffle (MinibatchSampler), and for each minibatch B:
 //     method.step(B)                — one update of q (VON, VOGN, IVON, ... each in its header)
 //     check μ and the precision are finite, else stop with the last good q (status `failed`,

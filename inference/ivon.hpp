@@ -3,7 +3,7 @@
 //
 // With λ the effective sample size (N for proper VI), δ = δ₀/λ IVON's weight decay (δ₀ the prior
 // precision of p₀ = N(0, δ₀⁻¹I), options.prior_precision), ℓ̄ the minibatch-MEAN loss, and the
-// state (m, h, g) — mean, running Hessian estimate, momentum — each step t is (DESIGN.md "IVON"):
+// state (m, h, g) — mean, running Hessian estimate, momentum — each step t is:
 //
 //   σ = 1/√(λ(h + δ));   θₛ = m + σ⊙εₛ, εₛ ~ N(0, I), s = 1..S
 //   ĝ = (1/S) Σₛ ∇ℓ̄(θₛ);   ĥ = (1/S) Σₛ ∇ℓ̄(θₛ)⊙εₛ/σ              (reparameterisation Hessian)

@@ -23,7 +23,7 @@ struct LoopOptions {
   // Passes over the data. Each epoch is ⌈N/M⌉ iterations (one per minibatch).
   Eigen::Index epochs = 100;
   // Minibatch size M; 0 (or ≥ N) means full batch, one iteration per epoch. 32 is the size of
-  // the seeds' UCI experiments.
+  // the PyTorch VOGN reference's UCI runs (bench/README.md).
   Eigen::Index minibatch = 32;
   // Stop after this many iterations even if epochs remain (0: no such limit).
   Eigen::Index max_iterations = 0;

@@ -1,11 +1,11 @@
 // MinibatchSampler: which examples each iteration of the fit loop sees.
 //
-// Epochs of shuffled, non-overlapping minibatches (sampling without replacement, as the seeds'
-// experiments do): at the start of each epoch the indices 0..N−1 are permuted by a Fisher–Yates
-// shuffle driven by the caller's generator, then cut into ⌈N/M⌉ consecutive batches, the last
-// one smaller when M does not divide N. M ≥ N (or M = 0) means full batch: no shuffle and one
-// batch per epoch, the examples in order. The sampler's whole state (permutation and position)
-// is plain data, so a checkpoint restores it and a resumed run sees the same batches.
+// Epochs of shuffled, non-overlapping minibatches (sampling without replacement): at the start of
+// each epoch the indices 0..N−1 are permuted by a Fisher–Yates shuffle driven by the caller's
+// generator, then cut into ⌈N/M⌉ consecutive batches, the last one smaller when M does not divide
+// N. M ≥ N (or M = 0) means full batch: no shuffle and one batch per epoch, the examples in order.
+// The sampler's whole state (permutation and position) is plain data, so a checkpoint restores it
+// and a resumed run sees the same batches.
 #pragma once
 
 #include <algorithm>

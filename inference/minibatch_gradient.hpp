@@ -6,7 +6,7 @@
 // the whole minibatch, reading the rows of idx) is recorded through it; any other separable model
 // through the sum of its example_loss over idx on one tape. Either way it is one recording and
 // one reverse sweep on the calling thread, so the result does not depend on the thread count.
-// Returns SUMS over the batch (divide by |B| for the mean ĝ of the seeds' notation). The form
+// Returns SUMS over the batch (divide by |B| for the mean ĝ of von.hpp and vogn.hpp). The form
 // with a BatchReducer (batch_reducer.hpp) records each of the reducer's fixed blocks of the batch
 // on its own tape instead — the blocks on `parallel`'s threads, or on other MPI ranks — and adds
 // the block sums in block order; with no reducer it is exactly the one-recording form.

@@ -1,4 +1,4 @@
-// Noisy Adam (seed 004, Zhang, Sun, Duvenaud & Grosse, "Noisy Natural Gradient as Variational
+// Noisy Adam (Zhang, Sun, Duvenaud & Grosse 2018, "Noisy Natural Gradient as Variational
 // Inference", Algorithm 1): Adam with adaptive weight noise, fitting a mean-field Gaussian.
 //
 // With λ the KL weight, η = 1/δ the prior variance, N examples and the damping γ = λ/(Nη) = λδ/N,
@@ -11,10 +11,10 @@
 //   m̃ = m/(1−β₁ᵏ);   μ ← μ + α m̃/√(f + γ + γ_ex)
 //   q = N(μ, (λ/N) diag(f + γ)⁻¹), i.e. precision (N/λ)(f + γ)
 //
-// f̂ is a per-example quantity: Eqn. 10 of the seed, from which Alg. 1 is built, samples one
+// f̂ is a per-example quantity: Eqn. 10 of the paper, from which Alg. 1 is built, samples one
 // (x, y) per step, so with a minibatch B it is the mean over i ∈ B of the SQUARED PER-EXAMPLE
 // gradients (not the square of the minibatch-mean gradient, whose expectation is M times
-// smaller and would inflate the variance M-fold). Which gradients (seed 004, footnote 2):
+// smaller and would inflate the variance M-fold). Which gradients (the paper's footnote 2):
 //   NoisyAdamFisher::sampled_fisher   targets ỹᵢ ~ p(y | xᵢ, w) drawn from the model — the "true
 //                                     Fisher" the paper uses in all its experiments (default);
 //                                     f̂ = (1/M) Σᵢ E_ỹ[∇ℓ(ỹ|xᵢ, w)²] by fisher_samples draws;
@@ -64,7 +64,7 @@ class NoisyAdam;
 
 // Which squared gradients estimate the Fisher's diagonal (see the file comment).
 enum class NoisyAdamFisher {
-  sampled_fisher,    // targets sampled from the model (seed 004's experiments)
+  sampled_fisher,    // targets sampled from the model (the paper's experiments)
   empirical_fisher,  // observed targets
 };
 
@@ -72,7 +72,7 @@ struct NoisyAdamOptions {
   LoopOptions loop{};
   // δ = 1/η, the prior N(0, ηI)'s precision.
   double prior_precision = 1.0;
-  // λ, the KL weight (1: the ELBO; the seed's experiments also use smaller λ).
+  // λ, the KL weight (1: the ELBO; the paper's Eqn. 1 allows other values).
   double kl_weight = 1.0;
   // α, Adam's step size for μ (with an optional decay).
   Schedule learning_rate{1e-3};

@@ -1,5 +1,6 @@
-// Noisy K-FAC (seed 004, Zhang, Sun, Duvenaud & Grosse, Algorithm 2): natural-gradient VI with a
-// matrix-variate Gaussian posterior per dense layer, its covariance Kronecker-factored as K-FAC's.
+// Noisy K-FAC (Zhang, Sun, Duvenaud & Grosse 2018, "Noisy Natural Gradient as Variational
+// Inference", Algorithm 2): natural-gradient VI with a matrix-variate Gaussian posterior per dense
+// layer, its covariance Kronecker-factored as K-FAC's.
 //
 // For each dense layer l with augmented weights W̃ = [W | b] (out×(in+1), nn/curvature/kfac.hpp's
 // convention), with γ = λ/(Nη) = λδ/N (λ the KL weight, η = 1/δ the prior variance):
@@ -12,17 +13,17 @@
 //   V = −∇_W̃ ℓ̄(W) − γ W̃                                   (ℓ̄ the minibatch-mean loss)
 //   M ← M + α [S^γ]⁻¹ V [A^γ]⁻¹
 //
-// (The seed writes A⁻¹VS⁻¹ for an in×out W; ours is out×in, hence the transposed order.) The
+// (The paper writes A⁻¹VS⁻¹ for an in×out W; ours is out×in, hence the transposed order.) The
 // posterior is KroneckerGaussian with scale N/λ and factors S^γ, A^γ. Approximations, named:
 // layers are independent (block diagonal); within a layer activations and pre-activation
 // gradients are independent (the Kronecker factorisation, exact for one layer with one output);
 // the prior's precision γI is split over the two factors (π-damping), which adds the cross terms
 // (N/λ)√γ(S̄ ⊗ πI + (1/π)I ⊗ Ā) to the precision (N/λ)(S̄ ⊗ Ā) + δI that Eqn. 8 would give.
-// δᵢ = ∂ℓᵢ/∂zᵢ with targets drawn from the model (sampled_fisher, the seed's choice), or its exact
+// δᵢ = ∂ℓᵢ/∂zᵢ with targets drawn from the model (sampled_fisher, the paper's choice), or its exact
 // expectation (expected_fisher, the Gauss-Newton factor; deterministic, for checks). γ_ex, the
 // extrinsic damping, enlarges the damping of the mean's preconditioner only (0: Alg. 2 as written).
 // With S > 1 MC samples the factors' minibatch statistics and V are averaged over S draws; S = 0
-// uses W̃ = M. Alg. 2's momentum is zero, as in the seed.
+// uses W̃ = M. Alg. 2's momentum is zero, as in the paper.
 //
 // Models: nn::Supervised<Sequential, Lik> whose parameters are all dense-layer weights and biases
 // (a likelihood with its own parameters, like GaussianLearnedNoise, has no Kronecker block).

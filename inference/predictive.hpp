@@ -1,5 +1,5 @@
 // Predictive distributions of a fitted posterior on held-out data, and the metrics reported
-// from them (DESIGN.md, "Prediction"): test log-likelihood, RMSE, accuracy, NLL, calibration.
+// from them: test log-likelihood, RMSE, accuracy, NLL, calibration.
 //
 // The held-out data come as a TEST MODEL: the trained model's network and likelihood over the
 // test examples (for nn::Supervised, `nn::Supervised(model.net(), model.likelihood(), test)`;

@@ -2,8 +2,8 @@
 //
 // value(t) = max(floor, initial / (1 + decay·(t − 1))^power) for iteration t = 1, 2, …: with the
 // default decay = 0 it is the constant `initial`; decay > 0 with power = 1 gives the Robbins–Monro
-// 1/t-type decay under which the Monte-Carlo natural-gradient iterates converge (seed 000
-// discusses decaying β for VON), power = 0.5 a slower one. Cost: O(1).
+// 1/t-type decay under which the Monte-Carlo natural-gradient iterates converge, power = 0.5 a
+// slower one. Cost: O(1).
 #pragma once
 
 #include <algorithm>

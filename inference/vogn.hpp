@@ -1,5 +1,6 @@
-// VOGN, variational online Gauss-Newton (seed 000, eqs. VOGN_mu / VOGN_Sigma; DESIGN.md "The
-// algorithms"): natural-gradient VI whose curvature is built from per-example first derivatives.
+// VOGN, variational online Gauss-Newton (Khan, Nielsen, Tangkaratt, Lin, Gal & Srivastava 2018,
+// "Fast and Scalable Bayesian Deep Learning by Weight-Perturbation in Adam"): natural-gradient VI
+// whose curvature is built from per-example first derivatives.
 //
 // One step on the minibatch B (M = |B| examples of N), at iteration t with α = α(t), β = β(t),
 // δ̃ = δ/N:
@@ -7,26 +8,26 @@
 //   gᵢ = ∇ℓᵢ(θₛ), i ∈ B                                  (nn::per_example_gradients on the span)
 //   ĝ = (1/S) Σₛ (1/M) Σ_{i∈B} gᵢ
 //   ĉ = (1/S) Σₛ (1/M) Σ_{i∈B} c(gᵢ)                     (the curvature, by name, below)
-//   s ← (1−β) s + β ĉ                                     (VOGN_Sigma)
-//   μ ← μ − α (ĝ + λδ̃μ) / (s + λδ̃)                       (VOGN_mu, with the NEW s)
+//   s ← (1−β) s + β ĉ                                     (the precision step)
+//   μ ← μ − α (ĝ + λδ̃μ) / (s + λδ̃)                       (the mean step, with the NEW s)
 // and the full-matrix form (Covariance::full, for small nets): S ← (1−β)S + β Ĉ with the
 // per-example matrices Cᵢ, μ ← μ − α (S + λδ̃I)⁻¹(ĝ + λδ̃μ), q = N(μ, ((N/λ)(S + λδ̃I))⁻¹).
 // The curvature c, chosen by VognCurvature:
 //   empirical_fisher  gᵢ² (diagonal) / gᵢgᵢᵀ (full): the squared per-example gradients of the
-//                     OBSERVED targets — seed 000's VOGN;
-//   ggn               Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton matrix (seed 001; nn::ggn on the
-//                     span, its diagonal for diagonal VOGN), H_L,i = ∂²ℓ/∂f² at (fᵢ, yᵢ);
+//                     OBSERVED targets — the VOGN of Khan et al. 2018;
+//   ggn               Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton matrix (Martens 2020; nn::ggn on
+//                     the span, its diagonal for diagonal VOGN), H_L,i = ∂²ℓ/∂f² at (fᵢ, yᵢ);
 //   mc_fisher         (1/K) Σₖ g̃ᵢₖ g̃ᵢₖᵀ with g̃ᵢₖ the gradient for a target ỹᵢₖ ~ p(y | fᵢ(θ))
-//                     sampled from the model: the Monte-Carlo TRUE Fisher (seed 004, footnote 2;
-//                     nn::mc_fisher on the span, K = fisher_samples, its seed drawn from the
-//                     training stream each time so a run stays reproducible).
-// With λ = 1 these are the seed's equations letter for letter. λ, the KL weight, enters as in
-// von.hpp (whose header derives it): the λ-weighted ELBO is ordinary VI with the likelihood
-// raised to 1/λ, i.e. N → N/λ. Writing VON's precision as Λ = (N/λ)(s + λδ̃) (s tracks the
-// average per-example curvature, seed 000's reparameterisation S = (Λ − δI)/N at λ = 1) turns VON's
-// mean step Λ⁻¹(Nĝ/λ + δμ) into (ĝ + λδ̃μ)/(s + λδ̃) — so λ multiplies δ̃ in both places and q's
-// precision is (N/λ)(s + λδ̃), not N(s + λδ̃) as in the "tempered" form of later papers (which
-// describes the same iterates of μ with a precision λ times larger).
+//                     sampled from the model: the Monte-Carlo TRUE Fisher (Zhang et al. 2018,
+//                     footnote 2; nn::mc_fisher on the span, K = fisher_samples, its seed drawn
+//                     from the training stream each time so a run stays reproducible).
+// With λ = 1 these are the equations of Khan et al. letter for letter. λ, the KL weight, enters as
+// in von.hpp (whose header derives it): the λ-weighted ELBO is ordinary VI with the likelihood
+// raised to 1/λ, i.e. N → N/λ. Writing VON's precision as Λ = (N/λ)(s + λδ̃) (s tracks the average
+// per-example curvature, Khan et al.'s reparameterisation S = (Λ − δI)/N at λ = 1) turns VON's mean
+// step Λ⁻¹(Nĝ/λ + δμ) into (ĝ + λδ̃μ)/(s + λδ̃) — so λ multiplies δ̃ in both places and q's precision
+// is (N/λ)(s + λδ̃), not N(s + λδ̃) as in the "tempered" form of later papers (which describes the
+// same iterates of μ with a precision λ times larger).
 //
 // Approximations, each by name:
 //   * Curvature: the exact Hessian E_q[∇²ℓ] of VON replaced by the empirical Fisher, the GGN or
@@ -77,10 +78,11 @@ namespace ngvi::vi {
 
 // The per-example curvature c(gᵢ) VOGN averages (see the header comment).
 enum class VognCurvature {
-  empirical_fisher,  // gᵢgᵢᵀ of the observed targets (seed 000)
-  ggn,        // Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton (seed 001); needs nn::Supervised
-  mc_fisher,  // gradients for targets sampled from the model: the true Fisher (seed 004); needs
-              // nn::Supervised
+  empirical_fisher,  // gᵢgᵢᵀ of the observed targets (Khan et al. 2018)
+  ggn,               // Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton (Martens 2020); needs
+                     // nn::Supervised
+  mc_fisher,         // gradients for targets sampled from the model: the true Fisher (Zhang et al.
+                     // 2018); needs nn::Supervised
 };
 
 inline const char* to_string(VognCurvature c) {
@@ -98,7 +100,7 @@ inline const char* to_string(VognCurvature c) {
 template <class Model, Covariance C>
 class Vogn;
 
-// Options of VOGN with the covariance structure C; VognOptions (diagonal, the seed's VOGN) and
+// Options of VOGN with the covariance structure C; VognOptions (diagonal, Khan et al.'s VOGN) and
 // FullVognOptions are the two instances.
 template <Covariance C>
 struct VognOptionsFor {

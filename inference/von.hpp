@@ -1,14 +1,15 @@
-// VON, variational online Newton (seed 000, eqs. VON_Sigma / VON_mu; DESIGN.md "The algorithms"):
-// natural-gradient VI with a Gaussian q = N(μ, Λ⁻¹) and the EXACT Hessian of the loss.
+// VON, variational online Newton (Khan, Nielsen, Tangkaratt, Lin, Gal & Srivastava 2018, "Fast
+// and Scalable Bayesian Deep Learning by Weight-Perturbation in Adam"): natural-gradient VI with
+// a Gaussian q = N(μ, Λ⁻¹) and the EXACT Hessian of the loss.
 //
 // One step on the minibatch B (M = |B| examples of N), at iteration t with α = α(t), β = β(t):
 //   θₛ ~ q, s = 1..S, θ = μ + L⁻ᵀε with Λ = LLᵀ          (S = 0: the single point θ = μ)
 //   ĝ = (1/S) Σₛ (1/M) Σ_{i∈B} ∇ℓᵢ(θₛ)
 //   Ĥ = (1/S) Σₛ (1/M) Σ_{i∈B} ∇²ℓᵢ(θₛ)                   (exact: forward-over-reverse on the span)
-//   Λ ← (1−β) Λ + β (N Ĥ / λ + δI)                         (VON_Sigma)
-//   μ ← μ − α Λ⁻¹ (N ĝ / λ + δμ)                           (VON_mu, with the NEW Λ)
-// with prior N(0, δ⁻¹I) and KL weight λ. With λ = 1 these are the seed's equations letter for
-// letter (α = β is the seed's pure rule; separate α and β are DESIGN.md's). Diagonal VON
+//   Λ ← (1−β) Λ + β (N Ĥ / λ + δI)                         (the precision step)
+//   μ ← μ − α Λ⁻¹ (N ĝ / λ + δμ)                           (the mean step, with the NEW Λ)
+// with prior N(0, δ⁻¹I) and KL weight λ. With λ = 1 these are VON's equations letter for letter
+// (α = β is the pure natural-gradient rule; separate α and β generalise it). Diagonal VON
 // (Covariance::diagonal, the mean-field family) is the same update on Λ = diag(λ₁..λ_P) with diag Ĥ
 // in place of Ĥ and an elementwise division for Λ⁻¹ — the exact natural gradient of the mean-field
 // ELBO.
@@ -17,7 +18,7 @@
 // β(NĤ + λδI) seen in later VOGN papers). The objective is the ELBO with weight λ on the KL,
 //   L(q) = E_q[log p(D|θ)] − λ KL(q ‖ p₀) = λ (E_q[(1/λ) log p(D|θ)] − KL(q ‖ p₀)),
 // i.e. λ times ordinary VI with the likelihood raised to 1/λ. The natural-gradient step on q's
-// natural parameters η = (Λμ, −½Λ) for ordinary VI is (seed 000, eq. BLR)
+// natural parameters η = (Λμ, −½Λ) for ordinary VI is (the Bayesian learning rule, Khan & Rue 2023)
 // η ← (1−β)η + β(η₀ + ∇_m E_q[log p̃(D|θ)]); with p̃ = p^{1/λ}, Bonnet's and Price's theorems
 // (E_q[∇ log p] = −N E_q[g], ∇_Σ E_q[log p] = −½ N E_q[H]) and η₀ = (0, −½δI), its second
 // component reads Λ ← (1−β)Λ + β(N E_q[H]/λ + δI) and its first, after subtracting the

@@ -9,7 +9,7 @@
 // skipped, as are lines starting with '#'; CRLF line ends are accepted. The separator is
 // detected from the first data line (a comma means CSV) unless set in LoadOptions.
 //
-// load_uci_split reads the standard UCI regression splits of ../shared/data/uci (data.txt,
+// load_uci_split reads the standard UCI regression splits in the format of data/uci/ (data.txt,
 // index_features.txt, index_target.txt, index_train_<k>.txt, index_test_<k>.txt) and rejects a
 // split whose training and test rows overlap (or that lists a row twice); uci_hidden_units and
 // uci_split_count read the folder's n_hidden.txt and n_splits.txt.
@@ -207,7 +207,7 @@ struct UciSplit {
   Eigen::Index target_column = 0;
 };
 
-// Split k of a UCI folder in the format of ../shared/data/uci (see its SOURCE.md).
+// Split k of a UCI folder in the format of data/uci/ (see data/uci/SOURCE.md).
 // Throws DataError for missing or malformed files, for indices outside data.txt, for a row
 // listed twice in one index file and for a row in both the training and the test split (test
 // figures computed on training rows would be silently optimistic). Cost: O(size of the files).

@@ -196,7 +196,7 @@ inline void init_he_uniform(Eigen::VectorXd& theta, const Block& b, std::mt19937
 // Fan-in uniform: U(±1/sqrt(fan_in)) entries, PyTorch nn.Linear's default for the weight AND the
 // bias of a layer (kaiming_uniform with a = √5, whose bound √(6/((1 + a²)·fan_in)) is
 // 1/√fan_in; the bias uses the weight's fan-in, which is why it is an argument here: a bias
-// block has one column). The PyTorch natural-gradient references (../shared/peers/vi) start
+// block has one column). The PyTorch natural-gradient references (bench/README.md) start
 // from it, and on Boston it is what their VOGN quality depends on: its weights are ~2.4×
 // smaller than He normal's and its biases non-zero (README, "UCI regression"). Generic in θ's
 // floating-point scalar; for a given seed, the draws of a float θ are those of a double θ

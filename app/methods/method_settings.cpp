@@ -42,10 +42,10 @@ void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
   add_choice_option(cmd, "--vogn-curvature", s.vogn_curvature, all_vogn_curvatures,
                     vogn_curvature_setting_name,
                     "vogn: the per-example curvature it averages: empirical-fisher (squared "
-                    "gradients of the observed targets, seed 000's VOGN), ggn (the Gauss-Newton "
-                    "diagonal: its steps do not shrink as 1/tau at a large noise precision tau), "
-                    "mc-fisher (squared gradients for targets drawn from the model, one per "
-                    "example)");
+                    "gradients of the observed targets, the VOGN of Khan et al. 2018), ggn (the "
+                    "Gauss-Newton diagonal: its steps do not shrink as 1/tau at a large noise "
+                    "precision tau), mc-fisher (squared gradients for targets drawn from the "
+                    "model, one per example)");
 }
 
 Eigen::Index default_epochs(Method m) {

@@ -5,7 +5,7 @@
 // method name and a handful of numbers common to all of them (prior precision δ, epochs,
 // minibatch size, the step size), and fills in the rest with the defaults documented here, which
 // were chosen on an inner validation split of Boston housing's split 0 (never on a test split).
-// app/methods/regression_fit.hpp runs a method with these settings.
+// app/methods/fit_method.hpp runs a method with these settings.
 #pragma once
 
 #include <array>
@@ -20,11 +20,11 @@ namespace ngvi::app {
 
 // The methods the tool can run, by the names the command line uses.
 enum class Method {
-  vogn,        // VOGN, diagonal, empirical Fisher (inference/vogn.hpp; seed 000)
-  von,         // VON, full covariance, exact minibatch Hessians (inference/von.hpp; seed 000)
+  vogn,        // VOGN, diagonal, empirical Fisher (inference/vogn.hpp; Khan et al. 2018)
+  von,         // VON, full covariance, exact minibatch Hessians (inference/von.hpp; Khan et al.)
   ivon,        // IVON (inference/ivon.hpp; Shen et al. 2024)
-  noisy_adam,  // noisy Adam (inference/noisy_adam.hpp; seed 004, Alg. 1)
-  noisy_kfac,  // noisy K-FAC (inference/noisy_kfac.hpp; seed 004, Alg. 2)
+  noisy_adam,  // noisy Adam (inference/noisy_adam.hpp; Zhang et al. 2018, Alg. 1)
+  noisy_kfac,  // noisy K-FAC (inference/noisy_kfac.hpp; Zhang et al. 2018, Alg. 2)
   bbb,         // Bayes-by-backprop (inference/bayes_by_backprop.hpp)
   map,         // MAP by Adam (inference/map.hpp), the plug-in predictive
   laplace,     // MAP, then the full GGN Laplace approximation with the linearised predictive
@@ -99,7 +99,7 @@ inline const char* von_remedy_setting_name(VonRemedySetting r) {
 // Which per-example curvature VOGN averages (inference/vogn.hpp's VognCurvature, by their
 // command-line names).
 enum class VognCurvatureSetting {
-  empirical_fisher,  // squared per-example gradients of the observed targets (seed 000)
+  empirical_fisher,  // squared per-example gradients of the observed targets (Khan et al. 2018)
   ggn,               // the generalized Gauss-Newton matrix's diagonal
   mc_fisher,         // squared gradients for targets sampled from the model (the true Fisher)
 };
@@ -121,14 +121,14 @@ inline const char* vogn_curvature_setting_name(VognCurvatureSetting c) {
 }
 
 struct MethodSettings {
-  Method method = Method::vogn;  // which method; VOGN, the seeds' natural-gradient method
-  // δ of the prior N(0, δ⁻¹I) on every weight and bias (standardised units). 1: the unit prior
-  // of the seeds' experiments; the tool's protocols do not tune it (the PyTorch reference found
-  // VOGN insensitive to it between 0.1 and 10 on Boston).
+  Method method = Method::vogn;  // which method; VOGN, Khan et al.'s natural-gradient method
+  // δ of the prior N(0, δ⁻¹I) on every weight and bias (standardised units). 1: the unit prior;
+  // the tool's protocols do not tune it (the PyTorch reference found VOGN insensitive to it
+  // between 0.1 and 10 on Boston).
   double prior_precision = 1.0;
   // Passes over the training data; 0: the method's default (default_epochs).
   Eigen::Index epochs = 0;
-  // Minibatch size M; 32 as in the PyTorch reference and the seeds' UCI runs.
+  // Minibatch size M; 32 as in the PyTorch reference's UCI runs.
   Eigen::Index minibatch = 32;
   // The step size of the mean (VOGN/VON/IVON α, noisy Adam/K-FAC α, Adam's for BBB/MAP/Laplace);
   // 0: the method's default (default_learning_rate).
@@ -138,8 +138,8 @@ struct MethodSettings {
   // the Cholesky-checked ggn (no eigendecomposition, about twice as fast) lets the mean diverge
   // in about half of the seeds (bench/README.md).
   VonRemedySetting von_remedy = VonRemedySetting::clip;
-  // VOGN only: its curvature. The empirical Fisher of seed 000 and the PyTorch reference; its
-  // steps scale as 1/τ at a large noise precision τ (squared gradients ∝ τ²), where the GGN's
+  // VOGN only: its curvature. The empirical Fisher of Khan et al. 2018 and the PyTorch reference;
+  // its steps scale as 1/τ at a large noise precision τ (squared gradients ∝ τ²), where the GGN's
   // (∝ τ, as the gradient) do not.
   VognCurvatureSetting vogn_curvature = VognCurvatureSetting::empirical_fisher;
   // Threads for the per-example work inside one fit (the result does not depend on it).

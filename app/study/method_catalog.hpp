@@ -20,23 +20,23 @@ inline const std::vector<MethodInfo>& method_catalog() {
   static const std::vector<MethodInfo> methods = {
       {"von", "VON (full)",
        "Variational online Newton: natural-gradient VI with a full-covariance Gaussian and the "
-       "exact minibatch Hessian at a sample θ ~ q (seed 000); negative Hessian eigenvalues are "
-       "clipped at 0 so the precision stays positive definite.",
+       "exact minibatch Hessian at a sample θ ~ q (Khan et al. 2018); negative Hessian eigenvalues "
+       "are clipped at 0 so the precision stays positive definite.",
        "#1f77b4"},
       {"von_diagonal", "VON (diagonal)",
        "VON on the mean-field family: the same update with the Hessian's diagonal.", "#aec7e8"},
       {"vogn_full_ggn", "VOGN full (GGN)",
        "Variational online Gauss-Newton with a full covariance and the generalized Gauss-Newton "
-       "matrix JᵀH_LJ in place of the Hessian (seeds 000, 001).",
+       "matrix JᵀH_LJ in place of the Hessian (Khan et al. 2018; Martens 2020).",
        "#ff7f0e"},
       {"vogn_ggn", "VOGN (GGN)", "Diagonal VOGN with the GGN's diagonal.", "#d62728"},
       {"vogn_empirical_fisher", "VOGN (emp. Fisher)",
        "Diagonal VOGN with the empirical Fisher: squared per-example gradients of the observed "
-       "targets (the original VOGN, seed 000).",
+       "targets (the original VOGN, Khan et al. 2018).",
        "#ff9896"},
       {"vogn_mc_fisher", "VOGN (MC Fisher)",
        "Diagonal VOGN with the Monte-Carlo true Fisher: squared per-example gradients for targets "
-       "sampled from the model (seed 004).",
+       "sampled from the model (Zhang et al. 2018).",
        "#9467bd"},
       {"ivon", "IVON",
        "Improved variational online Newton (Shen et al. 2024): diagonal, a Hessian estimate from "
@@ -48,10 +48,11 @@ inline const std::vector<MethodInfo>& method_catalog() {
        "forgets h₀ within about 10³ steps; everything else as above.",
        "#bcbd22"},
       {"noisy_adam", "noisy Adam",
-       "Noisy natural gradient with Adam's diagonal Fisher (seed 004, Algorithm 1).", "#8c564b"},
+       "Noisy natural gradient with Adam's diagonal Fisher (Zhang et al. 2018, Algorithm 1).",
+       "#8c564b"},
       {"noisy_kfac", "noisy K-FAC",
        "Noisy natural gradient with a matrix-variate Gaussian per layer whose precision is K-FAC's "
-       "Kronecker factors (seed 004, Algorithm 2).",
+       "Kronecker factors (Zhang et al. 2018, Algorithm 2).",
        "#e377c2"},
       {"bayes_by_backprop", "Bayes-by-backprop",
        "Reparameterisation-gradient VI on (μ, ρ), σ = softplus(ρ), with Adam (Blundell et al. "

@@ -28,7 +28,7 @@ using ClassificationModel = nn::Supervised<nn::Sequential, nn::BernoulliLogit>;
 // Step sizes of the methods on one problem. Each default is the method's own documented default
 // or the value the study found stable on its small networks; problems override what they need.
 struct StepSizes {
-  // α = β of VON and VOGN (mean rate and precision rate), the seeds' pure natural-gradient rule.
+  // α = β of VON and VOGN (mean rate and precision rate), the pure natural-gradient rule.
   double natural = 0.1;
   // Their decay: α(t) = β(t) = natural / (1 + natural_decay·(t − 1)) (vi::Schedule, power 1);
   // 0 keeps them constant. The networks decay them so that the minibatch noise settles.

@@ -1,14 +1,14 @@
 // Published UCI regression figures that `ngvi uci` prints beside its own, for the data sets of
-// the standard benchmark (the folder names of ../shared/data/uci and Gal's repository).
+// the standard benchmark (the folder names of data/uci/ and Gal's repository).
 //
 // Their protocols differ from ours, so they are for scale, not a like-for-like comparison:
-//   PBP, BBB, NNG-MVG — seed 004 (Zhang et al., "Noisy Natural Gradient as Variational
-//     Inference"), Table 1: 1000 epochs, minibatch 10, a Gamma(6, 6) prior on the noise precision
-//     fitted with the weights (Appendix C.1); NNG-MVG is noisy K-FAC;
+//   PBP, BBB, NNG-MVG — Zhang, Sun, Duvenaud & Grosse 2018, "Noisy Natural Gradient as
+//     Variational Inference", Table 1: 1000 epochs, minibatch 10, a Gamma(6, 6) prior on the
+//     noise precision fitted with the weights (Appendix C.1); NNG-MVG is noisy K-FAC;
 //   MC dropout — Gal & Ghahramani's DropoutUncertaintyExps (readme, 2018 "grid search" column):
 //     dropout rate and τ chosen per split on an 80/20 inner split, 400 epochs of Adam;
-//   VOGN (PyTorch) — ../shared/peers/vi (Boston only): τ, δ and epochs tuned once on an inner
-//     split of split 0, then fixed for all 20 splits.
+//   VOGN (PyTorch) — the PyTorch reference of the peer harness (bench/README.md; Boston only): τ,
+//     δ and epochs tuned once on an inner split of split 0, then fixed for all 20 splits.
 // All: one hidden layer of 50 units, the 20 standard splits, mean ± standard error.
 #pragma once
 
@@ -26,7 +26,7 @@ struct PublishedResult {
 // The published rows for `dataset` (a folder name such as "bostonHousing"); empty if unknown.
 inline std::vector<PublishedResult> published_results(std::string_view dataset) {
   const char* gal = "Gal & Ghahramani, DropoutUncertaintyExps (grid search)";
-  const char* s4 = "seed 004 (Zhang et al.), Table 1";
+  const char* s4 = "Zhang et al. 2018, Table 1";
   struct Row {
     const char* dataset;
     PublishedResult result;
@@ -37,7 +37,8 @@ inline std::vector<PublishedResult> published_results(std::string_view dataset) 
       {"bostonHousing", {"BBB", s4, 2.517, 0.022, -2.500, 0.004}},
       {"bostonHousing", {"NNG-MVG (noisy K-FAC)", s4, 2.296, 0.029, -2.336, 0.005}},
       {"bostonHousing",
-       {"VOGN (PyTorch reference)", "../shared/peers/vi", 3.018, 0.181, -2.517, 0.045}},
+       {"VOGN (PyTorch reference)", "PyTorch VOGN reference of the peer harness (bench/README.md)",
+        3.018, 0.181, -2.517, 0.045}},
       {"concrete", {"MC dropout", gal, 4.82, 0.16, -2.93, 0.02}},
       {"concrete", {"PBP", s4, 5.667, 0.093, -3.161, 0.019}},
       {"concrete", {"BBB", s4, 5.770, 0.066, -3.169, 0.011}},

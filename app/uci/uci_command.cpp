@@ -288,7 +288,7 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
   MethodSettings& m = p.method;
   CLI::App* cmd = root.add_subcommand(
       "uci",
-      "The standard UCI regression protocol on a folder in the format of ../shared/data/uci "
+      "The standard UCI regression protocol on a folder in the format of ngvi's data/uci/ "
       "(data.txt, index_features.txt, index_target.txt, index_train_<k>.txt, index_test_<k>.txt; "
       "n_hidden.txt and n_splits.txt if present; the MC-dropout grids n_epochs.txt, "
       "dropout_rates.txt and tau_values.txt are not used): for each split a ReLU network with one "
@@ -313,9 +313,9 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       "scale). Mean ± standard error over splits. Splits run in parallel; "
       "results are "
       "identical for any --threads. The table shows published figures for the same data set "
-      "beside ours: PBP, BBB and noisy K-FAC from seed 004 (1000 epochs, minibatch 10, a Gamma "
-      "prior on the noise), MC dropout from Gal's grid search (τ and dropout rate per split on "
-      "an inner split, 400 epochs) and, for Boston, the PyTorch VOGN reference (tuned once on "
+      "beside ours: PBP, BBB and noisy K-FAC from Zhang et al. 2018 (1000 epochs, minibatch 10, a "
+      "Gamma prior on the noise), MC dropout from Gal's grid search (τ and dropout rate per split "
+      "on an inner split, 400 epochs) and, for Boston, the PyTorch VOGN reference (tuned once on "
       "split 0). Exit code 1 if a split's final fit failed.");
   add_common_options(*cmd, opt->common,
                      "folder to write uci.json into (created if missing); default: none");

@@ -1,6 +1,7 @@
-// The UCI regression protocol of `ngvi uci`: every split of a folder in the format of
-// ../shared/data/uci, hyperparameters chosen on an inner validation split of each training set,
-// test RMSE and log-likelihood in original units, mean ± standard error over the splits.
+// The UCI regression protocol of `ngvi uci`: every split of a folder in the format of data/uci/
+// (the standard UCI splits; see data/uci/SOURCE.md), hyperparameters chosen on an inner validation
+// split of each training set, test RMSE and log-likelihood in original units, mean ± standard error
+// over the splits.
 //
 // For each split k (nn::load_uci_split; n_hidden.txt gives the width, else 50), every method but
 // laplace:

@@ -1,7 +1,7 @@
 // FullGaussian: the full-covariance posterior q(θ) = N(μ, Λ⁻¹) kept as precision Λ = L Lᵀ.
 //
 // Full-covariance VON and VOGN, and the Laplace approximation, update or produce the precision
-// Λ (seed 000: "Λ ← (1−β)Λ + β(N Ĥ + δI)"), never the covariance, so this class stores Λ and
+// Λ (VON's Λ ← (1−β)Λ + β(N Ĥ + δI), von.hpp), never the covariance, so this class stores Λ and
 // its Cholesky factor L and derives everything else from L: samples θ = μ + L⁻ᵀε (whose
 // covariance is L⁻ᵀL⁻¹ = Λ⁻¹), log det Λ = 2 Σ log Lᵢᵢ, the natural-gradient solve Λ⁻¹v by two
 // triangular solves. A precision that is not symmetric positive definite (Cholesky fails) is

@@ -1,5 +1,5 @@
-// KroneckerGaussian: the per-layer matrix-variate Gaussian posterior of noisy K-FAC (seed 004
-// §3.4).
+// KroneckerGaussian: the per-layer matrix-variate Gaussian posterior of noisy K-FAC (Zhang, Sun,
+// Duvenaud & Grosse 2018, "Noisy Natural Gradient as Variational Inference", §3.4).
 //
 // θ is split into blocks, one per dense layer, independent of each other. Block b holds the
 // layer's augmented weights W̃ = [W | b] (s×a: s = out rows, a = in + 1 columns, the bias last —
@@ -9,7 +9,7 @@
 //   Λ_b = c·(S ⊗ A)   (S s×s, A a×a symmetric positive definite, c > 0),
 //
 // i.e. W̃ ~ MN(M, (cS)⁻¹, A⁻¹) — rows covary through S⁻¹, columns through A⁻¹; noisy K-FAC has
-// c = N/λ, S and A its π-damped factors (seed 004 Eqn. 12; their order there, A ⊗ S, is for the
+// c = N/λ, S and A its π-damped factors (the paper's Eqn. 12; their order there, A ⊗ S, is for the
 // column-major vec of an in×out W, the same matrix as S ⊗ A for our row-major out×in W̃). With
 // A = L_A L_Aᵀ and S = L_S L_Sᵀ (Cholesky), everything is a small-matrix identity:
 //   sample        W̃ = M + c^{-1/2} L_S⁻ᵀ E L_A⁻¹, E an s×a matrix of N(0, 1): two triangular solves

@@ -1,6 +1,5 @@
 // Bayesian linear regression: a seeded conjugate problem whose posterior, evidence and mean-field
-// optimum are known in closed form — the exact reference for VON, VOGN and Laplace (DESIGN.md,
-// "Exact references").
+// optimum are known in closed form — the exact reference for VON, VOGN and Laplace.
 //
 // Model: y = Φθ + ε, ε ~ N(0, τ⁻¹I), prior θ ~ N(0, δ⁻¹I), with the design Φ = [X | 1] (the
 // inputs and an intercept column). It is built as the network it is — nn::Supervised with one
@@ -48,7 +47,7 @@ struct BayesianLinearRegressionOptions {
   Eigen::Index inputs = 3;
   // τ, the known noise precision. 4 (noise sd 0.5) gives a posterior neither flat nor a point.
   double noise_precision = 4.0;
-  // δ of the prior N(0, δ⁻¹I). 1: the standard-normal prior the seeds use.
+  // δ of the prior N(0, δ⁻¹I). 1: the standard-normal prior.
   double prior_precision = 1.0;
   // Seed of the generator that draws X, θ_true and the noise.
   std::uint64_t seed = 0;

@@ -1,15 +1,15 @@
 // UCI regression: one standard split of a UCI data set (Boston housing by default) with the
-// published protocol's one-hidden-layer network — the benchmark the seeds and the PyTorch
-// reference (../shared/peers/vi) report.
+// published protocol's one-hidden-layer network — the benchmark that Zhang et al. 2018 (Table 1)
+// and the PyTorch VOGN reference (bench/README.md) report.
 //
-// Data: split k of a folder in the format of ../shared/data/uci, read by nn::load_uci_split
-// (the caller gives the folder: the CLI tool ships the data). Inputs and targets are
-// standardised with the TRAINING split's mean and standard deviation (nn::DatasetStandardizer),
-// the test split with the same statistics; `targets` is the target standardizer that the
-// predictive (inference/predictive.hpp) needs to report RMSE and log-likelihood in original
-// units. Model: a D-H-1 MLP (H = 50 by default, the protocol's width) with nn::GaussianFixedNoise
-// at a noise precision τ given in STANDARDISED units (so σ_orig = scale/√τ), as nn::Supervised.
-// Nothing here is random: the split is fixed by the files.
+// Data: split k of a folder in the format of data/uci/ (the standard UCI splits; see
+// data/uci/SOURCE.md), read by nn::load_uci_split (the caller gives the folder: the CLI tool ships
+// the data). Inputs and targets are standardised with the TRAINING split's mean and standard
+// deviation (nn::DatasetStandardizer), the test split with the same statistics; `targets` is the
+// target standardizer that the predictive (inference/predictive.hpp) needs to report RMSE and
+// log-likelihood in original units. Model: a D-H-1 MLP (H = 50 by default, the protocol's width)
+// with nn::GaussianFixedNoise at a noise precision τ given in STANDARDISED units (so σ_orig =
+// scale/√τ), as nn::Supervised. Nothing here is random: the split is fixed by the files.
 #pragma once
 
 #include <cmath>
@@ -33,7 +33,7 @@
 namespace ngvi::vi::problems {
 
 struct UciRegressionOptions {
-  // The data set's folder (data.txt, index_*.txt), e.g. ../shared/data/uci/bostonHousing.
+  // The data set's folder (data.txt, index_*.txt), e.g. data/uci/bostonHousing.
   // Required: there is no default location.
   std::filesystem::path folder;
   // Which of the folder's splits (0-based; Boston has 20).

@@ -1,6 +1,6 @@
 // The empirical Fisher F̂(θ) = Σᵢ gᵢgᵢᵀ with gᵢ = ∇θ ℓᵢ(θ) at the observed targets, and its
-// diagonal Σᵢ gᵢ² (the curvature VOGN's diagonal form uses; seed 000 calls (1/N)Σ gᵢgᵢᵀ the
-// "Gauss-Newton" approximation, seed 004 footnote 2 names it the empirical Fisher).
+// diagonal Σᵢ gᵢ² (the curvature VOGN's diagonal form uses; Khan et al. 2018 call (1/N)Σ gᵢgᵢᵀ
+// the "Gauss-Newton" approximation, Zhang et al. 2018, footnote 2, the empirical Fisher).
 //
 // It is summed over fixed blocks of examples from the blocks' per-example gradients
 // (nn/per_example.hpp: batched for Supervised<Sequential>), bitwise identical for any thread

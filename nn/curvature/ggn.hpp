@@ -1,5 +1,6 @@
-// The generalized Gauss-Newton matrix G(θ) = Σᵢ Jᵢᵀ H_L,i Jᵢ (seed 001, "Generalized
-// Gauss-Newton Approximation for arbitrary loss"), its diagonal, and a matrix-free G·v.
+// The generalized Gauss-Newton matrix G(θ) = Σᵢ Jᵢᵀ H_L,i Jᵢ (Schraudolph 2002; Martens 2020,
+// "New Insights and Perspectives on the Natural Gradient Method"), its diagonal, and a
+// matrix-free G·v.
 //
 // Jᵢ = ∂fᵢ/∂θ is the output Jacobian of example i and H_L,i = ∂²ℓ/∂f² at (fᵢ, yᵢ), from the
 // likelihood's output_hessian. G drops the term Σᵢ Σₖ (∂ℓ/∂fₖ) ∇²fᵢₖ of the exact Hessian, so it
@@ -36,7 +37,7 @@ namespace ngvi::nn {
 
 // Which second-order matrix of ℓ(f, y) w.r.t. the output f sits between the Jacobians.
 enum class OutputCurvature {
-  // ∂²ℓ/∂f² at (fᵢ, yᵢ) (likelihood().output_hessian): the generalized Gauss-Newton of seed 001.
+  // ∂²ℓ/∂f² at (fᵢ, yᵢ) (likelihood().output_hessian): the generalized Gauss-Newton.
   // Indefinite for likelihoods whose loss is not convex in f (learned-noise and
   // heteroscedastic Gaussians away from the optimum).
   hessian,

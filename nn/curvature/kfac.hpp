@@ -1,5 +1,6 @@
-// K-FAC: Kronecker factors of the curvature of each dense layer (Martens & Grosse 2015; seed
-// 004 §2.3, Eqn. 2), and the block-diagonal matrix they stand for.
+// K-FAC: Kronecker factors of the curvature of each dense layer (Martens & Grosse 2015; Zhang
+// et al. 2018, "Noisy Natural Gradient as Variational Inference", §2.3, Eqn. 2), and the
+// block-diagonal matrix they stand for.
 //
 // For dense layer l with input aᵢ (in), augmented ãᵢ = (aᵢ, 1) so the bias joins the weights,
 // and pre-activation zᵢ = W aᵢ + b (out), the layer's block of a curvature matrix is
@@ -13,7 +14,7 @@
 // Which S ("name each by what it is"):
 //   KfacS::sampled_fisher   δ = ∂ℓ(fᵢ, ỹ)/∂zᵢ with targets ỹ ~ p(y | fᵢ) drawn from the model,
 //                           averaged over `samples` draws: the S of K-FAC and noisy K-FAC
-//                           (seed 004, Alg. 2), an unbiased estimate of the next one.
+//                           (Zhang et al. 2018, Alg. 2), an unbiased estimate of the next one.
 //   KfacS::expected_fisher  its exact expectation, E[δδᵀ] = Jzᵢᵀ F_L,i Jzᵢ with Jzᵢ = ∂fᵢ/∂zᵢ and
 //                           F_L the likelihood's output Fisher (= H_L for canonical links):
 //                           the Gauss-Newton factor, "KFLR" in BackPACK's terms. With one

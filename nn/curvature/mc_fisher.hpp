@@ -1,5 +1,6 @@
 // The Monte-Carlo true Fisher: F̃(θ) = Σᵢ (1/S) Σₛ gᵢₛgᵢₛᵀ with gᵢₛ = ∇θ ℓ(fᵢ(θ), ỹᵢₛ) and the
-// targets ỹᵢₛ ~ p(y | fᵢ(θ)) sampled from the model's own predictive (seed 004, footnote 2:
+// targets ỹᵢₛ ~ p(y | fᵢ(θ)) sampled from the model's own predictive (Zhang, Sun, Duvenaud &
+// Grosse 2018, "Noisy Natural Gradient as Variational Inference", footnote 2:
 // "sample the targets from the model's predictions, as done in K-FAC ... known as the true
 // Fisher"). Its expectation over the targets is Σᵢ Jᵢᵀ Cov[∇f ℓ] Jᵢ = Σᵢ Jᵢᵀ F_L,i Jᵢ with F_L
 // the likelihood's output Fisher, i.e. ggn() with OutputCurvature::fisher; for a

@@ -1,5 +1,5 @@
-// Noisy Adam (seed 004, Alg. 1) on Bayesian linear regression, against fixed points computed
-// independently in the test:
+// Noisy Adam (Zhang et al. 2018, Alg. 1) on Bayesian linear regression, against fixed points
+// computed independently in the test:
 //  - sampled (true) Fisher: f̂ has expectation τ diag(ΦᵀΦ)/N whatever w is, so f → that and the
 //    precision (N/λ)(f + γ) → τ diag(ΦᵀΦ) + δ = diag Λ, the mean-field optimum; μ → the exact mean;
 //  - empirical Fisher: E_q[(1/N)Σᵢ gᵢⱼ²] = (τ²/N) Σᵢ φᵢⱼ² ((φᵢᵀμ − yᵢ)² + Σₖ φᵢₖ² sₖ) with

@@ -1,7 +1,7 @@
-// Noisy K-FAC (seed 004, Alg. 2). With one dense layer, one output and no hidden units (Bayesian
-// linear regression) the Kronecker structure is exact: Ā = ΦᵀΦ/N (inputs do not depend on the
-// weights), S̄ = τ (expected_fisher, or sampled_fisher on average), and (N/λ)(S̄ ⊗ Ā) = τΦᵀΦ is the
-// exact Gauss-Newton matrix. The algorithm's fixed point is then, independently of its path,
+// Noisy K-FAC (Zhang et al. 2018, Alg. 2). With one dense layer, one output and no hidden units
+// (Bayesian linear regression) the Kronecker structure is exact: Ā = ΦᵀΦ/N (inputs do not depend on
+// the weights), S̄ = τ (expected_fisher, or sampled_fisher on average), and (N/λ)(S̄ ⊗ Ā) = τΦᵀΦ is
+// the exact Gauss-Newton matrix. The algorithm's fixed point is then, independently of its path,
 //   Λ = (N/λ)(τ + √γ/π)(ΦᵀΦ/N + π√γ I),  π = √(tr(ΦᵀΦ/N)/(D+1) / τ),
 //     = τΦᵀΦ + δI + (N/λ)√γ(πτ I + ΦᵀΦ/(Nπ))        (λ = 1: the exact precision + π-damping's cross
 //     terms)

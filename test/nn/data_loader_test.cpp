@@ -49,7 +49,8 @@ void expect_error(const std::string& content, std::size_t line, std::size_t colu
   }
 }
 
-// ../shared/data/uci relative to the repository root (this file is test/nn/ inside it).
+// An optional external copy of the UCI data, in the folder shared/data/uci beside the repository
+// root (this file is test/nn/ inside it); the test that reads it is skipped where it is absent.
 fs::path uci_dir() {
   return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
          "shared/data/uci";
@@ -221,7 +222,8 @@ BOOST_AUTO_TEST_CASE(uci_hidden_units_and_split_count) {
 }
 
 // The real data: Boston housing split 0 has 455 training and 51 test rows of 13 features
-// (../shared/data/uci/SOURCE.md). Skipped with a message where the shared folder is absent.
+// (data/uci/SOURCE.md), checked on the optional external copy (uci_dir()) when it is present;
+// skipped with a message where it is absent.
 BOOST_AUTO_TEST_CASE(uci_boston_split) {
   const fs::path dir = uci_dir() / "bostonHousing";
   if (!fs::exists(dir / "data.txt")) {

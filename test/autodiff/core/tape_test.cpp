@@ -1,6 +1,6 @@
 // Tests of autodiff/core/tape.hpp: what a recording puts on the tape, marks and rewinding,
 // reverse sweeps that stop at a mark, fused nodes interleaved with scalar statements, the
-// index limit, and the memory promise of DESIGN.md: after warm-up, recording the same
+// index limit, and the tape's memory promise: after warm-up, recording the same
 // computation again allocates nothing. That last claim is checked twice: with the tape's
 // own allocation_count(), and by counting every global operator new on this thread while
 // the recording runs.
