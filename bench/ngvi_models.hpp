@@ -92,7 +92,7 @@ struct MlpBatch {
   }
 };
 
-// The MLP loss as README writes it, on matrix variables, the whole batch at once:
+// The MLP loss as docs/user-guide.md writes it, on matrix variables, the whole batch at once:
 // Z = tanh(X W1ᵀ + 1 b1ᵀ) (N×H), r = Z w2 + b2 − y, loss = ½‖r‖². W1 is stored H×D row-major
 // in theta, which is W1ᵀ (D×H) column-major, so W1ᵀ's handle needs no gather.
 template <class T>

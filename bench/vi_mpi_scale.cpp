@@ -9,7 +9,7 @@
 //   blocks_ms       per step, this rank's own blocks (per-example gradients and their squares)
 //   exchange_ms     per step, the status and block-sum exchange, waiting for the slowest rank
 //   bytes_per_step  block sums this rank sent plus received per step (K·2P doubles in all)
-// The projections in README ("Beyond one machine") are made from these figures.
+// The projections in docs/benchmarks.md ("The fit loop over MPI") are made from these figures.
 #include <cstdlib>
 #include <memory>
 #include <random>

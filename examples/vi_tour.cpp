@@ -1,5 +1,5 @@
 // vi_tour: VON, VOGN and IVON on the 1-D regression with a gap in its inputs — the program that
-// README's "Natural-gradient VI in a few lines" shows. Each method fits the same network from the
+// docs/user-guide.md's "Natural-gradient VI in a few lines" shows. Each method fits the same network from the
 // same seed through the one fit loop; the Monte-Carlo predictive reports each posterior's test
 // log-likelihood and RMSE. Runs in about a second.
 #include <cstdio>

@@ -31,7 +31,7 @@ enum class Init {
   he_uniform,      // U(±sqrt(6 / in))
   zeros,           // all zero (e.g. a last layer that starts at the prior mean)
   // U(±1/sqrt(in)) for the weights AND the bias: PyTorch nn.Linear's default, the start of the
-  // PyTorch VI references; `ngvi uci` and `ngvi fit` use it (README, "UCI regression").
+  // PyTorch VI references; `ngvi uci` and `ngvi fit` use it (docs/uci.md).
   fan_in_uniform,
 };
 

@@ -198,7 +198,7 @@ inline void init_he_uniform(Eigen::VectorXd& theta, const Block& b, std::mt19937
 // 1/√fan_in; the bias uses the weight's fan-in, which is why it is an argument here: a bias
 // block has one column). The PyTorch natural-gradient references (bench/README.md) start
 // from it, and on Boston it is what their VOGN quality depends on: its weights are ~2.4×
-// smaller than He normal's and its biases non-zero (README, "UCI regression"). Generic in θ's
+// smaller than He normal's and its biases non-zero (docs/uci.md). Generic in θ's
 // floating-point scalar; for a given seed, the draws of a float θ are those of a double θ
 // rounded. Throws std::invalid_argument unless fan_in >= 1. Cost: O(block size).
 template <std::floating_point Scalar>

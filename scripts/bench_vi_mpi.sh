@@ -3,7 +3,7 @@
 # ranks (bench_vi_mpi, bench/vi_mpi_scale.cpp): 1 rank × 1 thread, 1 rank × 2 threads and
 # 2 ranks × 1 thread, at minibatch 256 and 4096, with the time per step split into the rank's
 # own blocks and the exchange, and the bytes each rank sends and receives per step. These are
-# the figures README's projections ("Beyond one machine") start from.
+# the figures the projections of docs/benchmarks.md ("The fit loop over MPI") start from.
 #
 # Run it on a quiet machine (the load average is printed before and after). Needs Open MPI
 # (scripts/install-deps.sh installs it). NGVI_BENCH_SKIP_BUILD=1 reuses the build.

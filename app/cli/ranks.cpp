@@ -123,7 +123,7 @@ Ranks::Ranks(int&, char**&) {
     throw UsageError("an MPI launcher started this ngvi as one of " + std::to_string(k) +
                      " processes, but it was built without MPI (NGVI_WITH_MPI=OFF), so each "
                      "would run the whole command alone: install Open MPI (libopenmpi-dev) and "
-                     "rebuild (README, \"Beyond one machine\")");
+                     "rebuild (docs/user-guide.md, \"Beyond one machine\")");
 }
 
 Ranks::~Ranks() = default;

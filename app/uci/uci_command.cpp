@@ -355,7 +355,7 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
   cmd->add_option("--prior-precisions", p.prior_precisions,
                   "the prior precisions δ tried at the best τ, e.g. 0.1,1,10 (not laplace); "
                   "default: none, δ stays at δ₀ (on Boston's 91-row validation sets that grid "
-                  "overfits them and VOGN's test LL got worse; README, UCI regression)")
+                  "overfits them and VOGN's test LL got worse; docs/uci.md)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

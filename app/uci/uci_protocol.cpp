@@ -48,7 +48,7 @@ struct Noise {
 // The network with `hidden` ReLU units and noise precision τ over `data` (already standardised).
 // Its weights and biases start from U(±1/√fan_in) (nn::Init::fan_in_uniform, PyTorch's default,
 // as the PyTorch reference's): with ngvi's He-normal/Glorot start VOGN at the reference's
-// settings trailed it by 0.2 in test RMSE on Boston (README, "UCI regression").
+// settings trailed it by 0.2 in test RMSE on Boston (docs/uci.md).
 RegressionModel network_on(const nn::Dataset& data, Eigen::Index hidden, double noise_precision) {
   return RegressionModel(
       nn::Sequential::mlp({data.input_dim(), hidden, 1}, nn::Relu{}, nn::Init::fan_in_uniform),

@@ -38,7 +38,7 @@ struct Data {
 };
 constexpr Eigen::Index D = 3, H = 4;
 
-// Written with the handle, as README shows: ½‖tanh(X W1ᵀ + 1 b1ᵀ) w2 + b2 − y‖².
+// Written with the handle, as docs/user-guide.md shows: ½‖tanh(X W1ᵀ + 1 b1ᵀ) w2 + b2 − y‖².
 template <class T>
 T mlp_handle(const Vec<T>& th, const Data& d) {
   const auto Wt = ad::as_matrix(ColMap<T>(th.data(), D, H));
