@@ -1,7 +1,7 @@
 // vi_tour: VON, VOGN and IVON on the 1-D regression with a gap in its inputs — the program that
-// docs/user-guide.md's "Natural-gradient VI in a few lines" shows. Each method fits the same network from the
-// same seed through the one fit loop; the Monte-Carlo predictive reports each posterior's test
-// log-likelihood and RMSE. Runs in about a second.
+// docs/user-guide.md's "Natural-gradient VI in a few lines" shows. Each method fits the same
+// network from the same seed through the one fit loop; the Monte-Carlo predictive reports each
+// posterior's test log-likelihood and RMSE. Runs in about a second.
 #include <cstdio>
 
 #include <inference/inference.hpp>

@@ -2,9 +2,9 @@
 //
 // main() makes one Ranks before it parses the command line. Started by mpirun (Open MPI sets
 // OMPI_COMM_WORLD_SIZE; PMIx and PMI launchers set PMIX_RANK or PMI_RANK) and built with MPI
-// (NGVI_WITH_MPI, docs/user-guide.md, "Beyond one machine"), it starts MPI and this process learns its rank;
-// otherwise the command is one rank of one. The subcommands that run unchanged under mpirun use
-// it so:
+// (NGVI_WITH_MPI, docs/user-guide.md, "Beyond one machine"), it starts MPI and this process learns
+// its rank; otherwise the command is one rank of one. The subcommands that run unchanged under
+// mpirun use it so:
 //  - every rank reads and checks the inputs itself, inside on_every_rank: a rank whose file is
 //    bad stops every rank with one error naming that rank and the cause (exit code 2);
 //  - `ngvi fit` forms each step's minibatch sums through reducer(): fixed blocks dealt to the

@@ -251,7 +251,8 @@ BOOST_AUTO_TEST_CASE(log_sum_exps_and_log_softmax_of_matrix_variables) {
       x);
 }
 
-// The user guide's network (docs/user-guide.md): θ = [W1 (H×D, row-major) | b1 | w2 | b2], loss ½‖y − f‖².
+// The user guide's network (docs/user-guide.md): θ = [W1 (H×D, row-major) | b1 | w2 | b2],
+// loss ½‖y − f‖².
 struct TanhMlp {
   Eigen::Index D, H;
   Eigen::MatrixXd X;

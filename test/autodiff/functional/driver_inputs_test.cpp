@@ -146,11 +146,12 @@ BOOST_AUTO_TEST_CASE(a_template_lambda_on_the_handle_as_the_user_guide_writes_it
     return ad::Var<Real>(ad::sum(ad::log1p_exp(ad::cwise_product(a, b))) +
                          ad::squared_norm(ad::sin(a)));
   };
-  ngvi::test::check_same_bits("the user guide's lambda vs ChainOnHandle", chain, ChainOnHandle{}, x0);
+  ngvi::test::check_same_bits("the user guide's lambda vs ChainOnHandle", chain, ChainOnHandle{},
+                              x0);
   Eigen::VectorXd g;
   ad::value_and_gradient(chain, x0, g);
-  NGVI_CHECK_REPORT(
-      vf::compare(g, chain_gradient(x0), tol::ad_vs_ad, "the user guide's lambda vs the closed form"));
+  NGVI_CHECK_REPORT(vf::compare(g, chain_gradient(x0), tol::ad_vs_ad,
+                                "the user guide's lambda vs the closed form"));
 }
 
 BOOST_AUTO_TEST_CASE(the_handle_route_is_independent_of_tape_position) {
