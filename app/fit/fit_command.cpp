@@ -62,16 +62,16 @@ std::string csv_field(const std::string& s) {
 std::string number(double v) { return fmt::format("{}", v); }
 
 // The model of `spec` over the standardised inputs X (and targets Y, original units).
-RegressionModel regression_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
-                                 const Eigen::MatrixXd& Y) {
-  return RegressionModel(
+NetworkModel regression_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
+                              const Eigen::MatrixXd& Y) {
+  return NetworkModel(
       spec.network(), nn::GaussianFixedNoise(spec.noise_precision),
       nn::Dataset{spec.input_scaling.transform(X), spec.target_scaling.transform(Y)});
 }
-ClassificationModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
-                                         const Eigen::MatrixXd& Y) {
-  return ClassificationModel(spec.network(), nn::SoftmaxCategorical(spec.classes),
-                             nn::Dataset{spec.input_scaling.transform(X), Y});
+NetworkModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
+                                  const Eigen::MatrixXd& Y) {
+  return NetworkModel(spec.network(), nn::SoftmaxCategorical(spec.classes),
+                      nn::Dataset{spec.input_scaling.transform(X), Y});
 }
 
 // The posterior by parameter block: the mean and spread of the means and standard deviations.

@@ -1,8 +1,6 @@
 // The other methods of the tool — noisy Adam, noisy K-FAC, Bayes-by-backprop, MAP and MAP +
-// Laplace — instantiated for its three model types (see app/methods/fit_method.hpp). The settings
+// Laplace — instantiated for its network model (see app/methods/fit_method.hpp). The settings
 // not on the command line are fixed here.
-#include <type_traits>
-
 #include <app/methods/method_runner.hpp>
 
 #include <inference/bayes_by_backprop.hpp>
@@ -13,8 +11,7 @@
 
 namespace ngvi::app::detail {
 
-template <class Model>
-FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& rng) {
+FitOutcome fit_baseline(const NetworkModel& model, const FitRequest& request, vi::Rng& rng) {
   const MethodSettings& s = request.settings;
   const vi::LoopOptions loop = loop_options(request, model.num_examples());
   const double lr = learning_rate_of(s);
@@ -56,42 +53,34 @@ FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& 
       o.prior_precision = s.prior_precision;
       o.learning_rate = {lr};
       if (s.method == Method::map) return run_fit(model, o, request, rng, AsIs{});
-      if constexpr (std::is_same_v<Model, StudentTRegressionModel>) {
-        // The tool's Laplace method is Gaussian's only (ngvi uci refuses the combination first):
-        // the Student-t output Hessian in its GGN is indefinite for large residuals, and the UCI
-        // evidence search and linearised predictive assume a Gaussian likelihood.
+      // The tool's Laplace method is Gaussian's or a classifier's only (ngvi uci refuses
+      // Student-t first): the Student-t output Hessian in its GGN is indefinite for large
+      // residuals, and the UCI evidence search and linearised predictive assume a Gaussian
+      // likelihood.
+      if (model.likelihood().holds<nn::StudentT>())
         throw std::invalid_argument(
             "ngvi::app::fit_baseline: method laplace needs a Gaussian likelihood, not student-t");
-      } else {
-        // The full Laplace approximation with the GGN at the current MAP estimate (positive
-        // semi-definite, unlike the exact Hessian of a ReLU network away from a minimum).
-        vi::LaplaceOptions l;
-        l.curvature = vi::LaplaceCurvature::ggn;
-        l.prior_precision = s.prior_precision;
-        l.threads = s.threads;
-        l.reducer = request.reducer;
-        LaplaceEvidence last;
-        FitOutcome out = run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {
-          vi::Laplace<vi::FullGaussian> a = vi::laplace(model, q.mean(), l);
-          last = {a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
-                  q.mean().squaredNorm(), a.gradient_norm};
-          return AnyPosterior(std::move(a.posterior));
-        });
-        if (out.ok) out.evidence = last;
-        return out;
-      }
+      // The full Laplace approximation with the GGN at the current MAP estimate (positive
+      // semi-definite, unlike the exact Hessian of a ReLU network away from a minimum).
+      vi::LaplaceOptions l;
+      l.curvature = vi::LaplaceCurvature::ggn;
+      l.prior_precision = s.prior_precision;
+      l.threads = s.threads;
+      l.reducer = request.reducer;
+      LaplaceEvidence last;
+      FitOutcome out = run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {
+        vi::Laplace<vi::FullGaussian> a = vi::laplace(model, q.mean(), l);
+        last = {a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
+                q.mean().squaredNorm(), a.gradient_norm};
+        return AnyPosterior(std::move(a.posterior));
+      });
+      if (out.ok) out.evidence = last;
+      return out;
     }
     default:
       throw std::invalid_argument(std::string("ngvi::app::fit_baseline: method ") +
                                   method_name(s.method) + " is a natural-gradient method");
   }
 }
-
-template FitOutcome fit_baseline<RegressionModel>(const RegressionModel&, const FitRequest&,
-                                                  vi::Rng&);
-template FitOutcome fit_baseline<StudentTRegressionModel>(const StudentTRegressionModel&,
-                                                          const FitRequest&, vi::Rng&);
-template FitOutcome fit_baseline<ClassificationModel>(const ClassificationModel&, const FitRequest&,
-                                                      vi::Rng&);
 
 }  // namespace ngvi::app::detail

@@ -3,8 +3,7 @@
 
 namespace ngvi::app {
 
-template <class Model>
-FitOutcome fit_method(const Model& model, const FitRequest& request, vi::Rng& rng) {
+FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::Rng& rng) {
   switch (request.settings.method) {
     case Method::vogn:
     case Method::von:
@@ -14,12 +13,5 @@ FitOutcome fit_method(const Model& model, const FitRequest& request, vi::Rng& rn
       return detail::fit_baseline(model, request, rng);
   }
 }
-
-template FitOutcome fit_method<RegressionModel>(const RegressionModel&, const FitRequest&,
-                                                vi::Rng&);
-template FitOutcome fit_method<StudentTRegressionModel>(const StudentTRegressionModel&,
-                                                        const FitRequest&, vi::Rng&);
-template FitOutcome fit_method<ClassificationModel>(const ClassificationModel&, const FitRequest&,
-                                                    vi::Rng&);
 
 }  // namespace ngvi::app

@@ -8,10 +8,10 @@
 // second run. `laplace` fits MAP and hands the hook (and the result) the full GGN Laplace
 // approximation at the current MAP estimate.
 //
-// To keep compile time in bounds, vi::fit is instantiated for the tool's three model types
-// (RegressionModel, StudentTRegressionModel, ClassificationModel) in two .cpp files only
-// (fit_natural_gradient.cpp for VOGN, VON and IVON; fit_baselines.cpp for the rest); every other
-// file of the tool includes only this declaration.
+// To keep compile time in bounds, vi::fit is instantiated for the tool's one model type
+// (NetworkModel, app/methods/network_model.hpp) in two .cpp files only (fit_natural_gradient.cpp
+// for VOGN, VON and IVON; fit_baselines.cpp for the rest); every other file of the tool includes
+// only this declaration.
 #pragma once
 
 #include <filesystem>
@@ -24,26 +24,13 @@
 #include <Eigen/Core>
 #include <app/methods/any_posterior.hpp>
 #include <app/methods/method_settings.hpp>
+#include <app/methods/network_model.hpp>
 
 #include <inference/batch_reducer.hpp>
 #include <inference/checkpoint.hpp>
-#include <inference/problems/uci_regression.hpp>
 #include <inference/random.hpp>
-#include <nn/likelihoods/softmax_categorical.hpp>
-#include <nn/likelihoods/student_t.hpp>
-#include <nn/sequential.hpp>
-#include <nn/supervised.hpp>
 
 namespace ngvi::app {
-
-// The regression network of the tool: an MLP with a Gaussian likelihood of fixed precision τ
-// (standardised units) — the model type of inference/problems/uci_regression.hpp.
-using RegressionModel = vi::problems::UciRegression::model_type;
-// The same network with a Student-t likelihood of fixed precision τ and degrees of freedom ν
-// (nn/likelihoods/student_t.hpp): `ngvi uci --likelihood student-t`.
-using StudentTRegressionModel = nn::Supervised<nn::Sequential, nn::StudentT>;
-// The classification network: an MLP with a softmax likelihood over C classes (C = 2 included).
-using ClassificationModel = nn::Supervised<nn::Sequential, nn::SoftmaxCategorical>;
 
 // Called with (epoch, posterior) at the end of each epoch listed in FitRequest::report_epochs.
 using EpochHook = std::function<void(Eigen::Index, const AnyPosterior&)>;
@@ -91,14 +78,6 @@ struct FitOutcome {
 // gives ok = false and the method's message rather than an exception; request.resume of another
 // method throws UsageError.
 // Cost: the method's steps over epochs_of(settings) epochs, plus the hook's own cost.
-template <class Model>
-FitOutcome fit_method(const Model& model, const FitRequest& request, vi::Rng& rng);
-
-extern template FitOutcome fit_method<RegressionModel>(const RegressionModel&, const FitRequest&,
-                                                       vi::Rng&);
-extern template FitOutcome fit_method<StudentTRegressionModel>(const StudentTRegressionModel&,
-                                                               const FitRequest&, vi::Rng&);
-extern template FitOutcome fit_method<ClassificationModel>(const ClassificationModel&,
-                                                           const FitRequest&, vi::Rng&);
+FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::Rng& rng);
 
 }  // namespace ngvi::app

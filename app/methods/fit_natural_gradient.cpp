@@ -1,5 +1,5 @@
-// The natural-gradient methods of the tool — VOGN, VON and IVON — instantiated for its three
-// model types (see app/methods/fit_method.hpp). The settings not on the command line are fixed
+// The natural-gradient methods of the tool — VOGN, VON and IVON — instantiated for its network
+// model (see app/methods/fit_method.hpp). The settings not on the command line are fixed
 // here.
 #include <app/methods/method_runner.hpp>
 
@@ -38,8 +38,8 @@ vi::VognCurvature vogn_curvature_of(VognCurvatureSetting c) {
 }
 }  // namespace
 
-template <class Model>
-FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, vi::Rng& rng) {
+FitOutcome fit_natural_gradient(const NetworkModel& model, const FitRequest& request,
+                                vi::Rng& rng) {
   const MethodSettings& s = request.settings;
   const vi::LoopOptions loop = loop_options(request, model.num_examples());
   switch (s.method) {
@@ -77,12 +77,5 @@ FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, v
                                   method_name(s.method) + " is not a natural-gradient method");
   }
 }
-
-template FitOutcome fit_natural_gradient<RegressionModel>(const RegressionModel&, const FitRequest&,
-                                                          vi::Rng&);
-template FitOutcome fit_natural_gradient<StudentTRegressionModel>(const StudentTRegressionModel&,
-                                                                  const FitRequest&, vi::Rng&);
-template FitOutcome fit_natural_gradient<ClassificationModel>(const ClassificationModel&,
-                                                              const FitRequest&, vi::Rng&);
 
 }  // namespace ngvi::app::detail

@@ -103,9 +103,7 @@ struct AsIs {
   }
 };
 
-template <class Model>
-FitOutcome fit_natural_gradient(const Model& model, const FitRequest& request, vi::Rng& rng);
-template <class Model>
-FitOutcome fit_baseline(const Model& model, const FitRequest& request, vi::Rng& rng);
+FitOutcome fit_natural_gradient(const NetworkModel& model, const FitRequest& request, vi::Rng& rng);
+FitOutcome fit_baseline(const NetworkModel& model, const FitRequest& request, vi::Rng& rng);
 
 }  // namespace ngvi::app::detail

@@ -1,5 +1,6 @@
 // predict_regression / predict_classification (app/methods/predict.hpp).
 #include <stdexcept>
+#include <string>
 
 #include <app/methods/predict.hpp>
 
@@ -27,39 +28,46 @@ vi::RegressionPredictive regression_predictive(const AnyPosterior& q, const Mode
       q);
 }
 
-}  // namespace
-
-vi::RegressionPredictive predict_regression(const AnyPosterior& q, const RegressionModel& test,
-                                            const nn::Standardizer& targets, vi::Rng& rng,
-                                            const PredictOptions& options) {
-  return regression_predictive(q, test, targets, rng, options);
+std::string not_a(const NetworkModel& test, const char* fn, const char* expected) {
+  return std::string("ngvi::app::") + fn + ": the test model's likelihood is " +
+         std::string(test.likelihood().held_name()) + ", expected " + expected;
 }
 
-vi::RegressionPredictive predict_regression(const AnyPosterior& q,
-                                            const StudentTRegressionModel& test,
+}  // namespace
+
+vi::RegressionPredictive predict_regression(const AnyPosterior& q, const NetworkModel& test,
                                             const nn::Standardizer& targets, vi::Rng& rng,
                                             const PredictOptions& options) {
+  if (const auto* gaussian = test.likelihood().get_if<nn::GaussianFixedNoise>())
+    return regression_predictive(q, with_likelihood(test, *gaussian), targets, rng, options);
+  const auto* student = test.likelihood().get_if<nn::StudentT>();
+  if (student == nullptr)
+    throw std::invalid_argument(not_a(test, "predict_regression", "gaussian or student_t"));
   // The GLM predictive's density is Gaussian (inference/predictive.hpp): not this likelihood's.
   if (options.linearised)
     throw std::invalid_argument(
         "ngvi::app::predict_regression: options.linearised is true, but the linearised predictive "
         "is Gaussian; a Student-t model has the Monte-Carlo predictive only");
   const vi::PredictiveOptions p = predictive_options(options);
+  const auto model = with_likelihood(test, *student);
   return std::visit(
       [&](const auto& posterior) {
-        return vi::mc_regression_predictive(test, posterior, targets, rng, p);
+        return vi::mc_regression_predictive(model, posterior, targets, rng, p);
       },
       q);
 }
 
-vi::ClassificationPredictive predict_classification(const AnyPosterior& q,
-                                                    const ClassificationModel& test, vi::Rng& rng,
-                                                    const PredictOptions& options) {
+vi::ClassificationPredictive predict_classification(const AnyPosterior& q, const NetworkModel& test,
+                                                    vi::Rng& rng, const PredictOptions& options) {
+  const auto* softmax = test.likelihood().get_if<nn::SoftmaxCategorical>();
+  if (softmax == nullptr)
+    throw std::invalid_argument(not_a(test, "predict_classification", "softmax_categorical"));
   const vi::PredictiveOptions p = predictive_options(options);
+  const auto model = with_likelihood(test, *softmax);
   return std::visit(
       [&](const auto& posterior) {
-        return options.linearised ? vi::glm_classification_predictive(test, posterior, rng, p)
-                                  : vi::mc_classification_predictive(test, posterior, rng, p);
+        return options.linearised ? vi::glm_classification_predictive(model, posterior, rng, p)
+                                  : vi::mc_classification_predictive(model, posterior, rng, p);
       },
       q);
 }

@@ -27,21 +27,17 @@ struct PredictOptions {
   int threads = 1;
 };
 
-// Throws std::invalid_argument for a posterior of another dimension than the model or an empty
-// test set. Cost: S forward passes over the test set (Monte Carlo), or q's covariance and the
-// per-example Jacobians (linearised).
-vi::RegressionPredictive predict_regression(const AnyPosterior& q, const RegressionModel& test,
+// Throws std::invalid_argument for a posterior of another dimension than the model, an empty
+// test set, or a test model whose likelihood is not a regression one (Gaussian or Student-t).
+// Cost: S forward passes over the test set (Monte Carlo), or q's covariance and the per-example
+// Jacobians (linearised). A Student-t model has the Monte-Carlo predictive only
+// (options.linearised throws std::invalid_argument): its log-likelihood is that of the mixture of
+// Student-t densities, the variance ν/((ν − 2)τ) + Var[f] (infinite for ν ≤ 2).
+vi::RegressionPredictive predict_regression(const AnyPosterior& q, const NetworkModel& test,
                                             const nn::Standardizer& targets, vi::Rng& rng,
                                             const PredictOptions& options);
-// The same for the Student-t network, Monte Carlo only (options.linearised throws
-// std::invalid_argument): the log-likelihood is that of the mixture of Student-t densities, the
-// variance ν/((ν − 2)τ) + Var[f] (infinite for ν ≤ 2).
-vi::RegressionPredictive predict_regression(const AnyPosterior& q,
-                                            const StudentTRegressionModel& test,
-                                            const nn::Standardizer& targets, vi::Rng& rng,
-                                            const PredictOptions& options);
-vi::ClassificationPredictive predict_classification(const AnyPosterior& q,
-                                                    const ClassificationModel& test, vi::Rng& rng,
-                                                    const PredictOptions& options);
+// The same for a softmax classifier (throws std::invalid_argument for another likelihood).
+vi::ClassificationPredictive predict_classification(const AnyPosterior& q, const NetworkModel& test,
+                                                    vi::Rng& rng, const PredictOptions& options);
 
 }  // namespace ngvi::app

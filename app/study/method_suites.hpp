@@ -1,8 +1,8 @@
 // The method suites: every method of the study fitted to one problem, from the same seed.
 //
-// These four functions are the only place the study instantiates vi::fit, each in its own .cpp
-// (natural-gradient methods and the baselines, for the regression and the classification model),
-// so the two cores compile them in parallel and no other file pays for them. Each returns one
+// These two functions are the only place the study instantiates vi::fit, each in its own .cpp
+// (natural_gradient_suite.cpp, baseline_suite.cpp), so the two cores compile them in parallel and
+// no other file pays for them. Each returns one
 // MethodRecord per method it ran, in the catalog's order (method_catalog.hpp).
 #pragma once
 
@@ -17,14 +17,11 @@ namespace ngvi::app::study {
 // full_covariance) and diagonal VOGN with the GGN, the empirical Fisher and the MC Fisher.
 // Cost: per step an exact minibatch Hessian (VON) or per-example curvature (VOGN), plus an exact
 // full-data Hessian per history row for the curvature checks.
-std::vector<MethodRecord> run_natural_gradient_methods(const ProblemSetup<RegressionModel>& setup);
-std::vector<MethodRecord> run_natural_gradient_methods(
-    const ProblemSetup<ClassificationModel>& setup);
+std::vector<MethodRecord> run_natural_gradient_methods(const ProblemSetup& setup);
 
 // IVON (with the package's β₂ and with β₂ = 0.999), noisy Adam, noisy K-FAC, Bayes-by-backprop and
 // MAP + Laplace (whose record carries the Hessian-versus-approximations study along the MAP
 // trajectory).
-std::vector<MethodRecord> run_baseline_methods(const ProblemSetup<RegressionModel>& setup);
-std::vector<MethodRecord> run_baseline_methods(const ProblemSetup<ClassificationModel>& setup);
+std::vector<MethodRecord> run_baseline_methods(const ProblemSetup& setup);
 
 }  // namespace ngvi::app::study

@@ -3,27 +3,30 @@
 //
 // The problem files (study_problems.cpp) build the models from inference/problems.hpp and fill a
 // ProblemSetup; the method suites (method_suites.hpp) fit every method to it from the same seed.
-// The two model types of the study are those of the shared problems, so vi::fit is instantiated
-// for exactly two models (COMMON.md: compile time is CI's budget).
+// Every problem's networks are the tool's one model type, app::NetworkModel (a regression
+// problem's with the Gaussian likelihood, a classification problem's with the Bernoulli-logit),
+// so each method is compiled once for the whole study, and for `ngvi fit` and `ngvi uci` too.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <Eigen/Core>
+#include <app/methods/network_model.hpp>
 
 #include <inference/loop_options.hpp>
 #include <nn/dataset.hpp>
 #include <nn/likelihoods/bernoulli_logit.hpp>
-#include <nn/likelihoods/gaussian_fixed_noise.hpp>
-#include <nn/sequential.hpp>
-#include <nn/supervised.hpp>
 
 namespace ngvi::app::study {
 
-using RegressionModel = nn::Supervised<nn::Sequential, nn::GaussianFixedNoise>;
-using ClassificationModel = nn::Supervised<nn::Sequential, nn::BernoulliLogit>;
+// A classification problem's networks have the Bernoulli-logit likelihood; the others are
+// regressions with the Gaussian likelihood.
+inline bool is_classification(const NetworkModel& model) {
+  return model.likelihood().holds<nn::BernoulliLogit>();
+}
 
 // Step sizes of the methods on one problem. Each default is the method's own documented default
 // or the value the study found stable on its small networks; problems override what they need.
@@ -49,11 +52,10 @@ struct StepSizes {
   double kfac_beta = 0.05;
 };
 
-template <class Model>
 struct ProblemSetup {
-  std::string name;              // key in results.json and in file names
-  const Model* train = nullptr;  // the training data's model
-  const Model* test = nullptr;   // the same network and likelihood over the held-out data
+  std::string name;                           // key in results.json and in file names
+  std::shared_ptr<const NetworkModel> train;  // the training data's model
+  std::shared_ptr<const NetworkModel> test;   // the same network and likelihood over held-out data
   nn::Standardizer targets = nn::Standardizer::identity(1);  // training target scaling
   std::uint64_t seed = 1;        // every method starts from the same generator state
   vi::LoopOptions loop{};        // epochs, minibatch, history rows

@@ -2,7 +2,7 @@
 // measure it on the way, turned into a MethodRecord.
 //
 // Included ONLY by the method-suite .cpp files (method_suites.hpp): everything here instantiates
-// vi::fit, the curvature drivers and the predictive for a model type.
+// vi::fit, the curvature drivers and the predictive for the study's model type.
 //   StudyTracker          on each history row: the test log-likelihood and RMSE or accuracy of
 //                         the current q (Monte Carlo, from its own generator so that measuring
 //                         never changes the training draws), and the method's running
@@ -18,8 +18,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -45,8 +45,15 @@ inline std::uint64_t measuring_seed(std::uint64_t seed, std::uint64_t stream) {
   return seed * 0x9E3779B97F4A7C15ULL + stream;
 }
 
-template <class Model>
-constexpr bool is_classification = std::is_same_v<Model, ClassificationModel>;
+// A regression problem's Gaussian likelihood (what its predictive's formulas need).
+inline const nn::GaussianFixedNoise& gaussian(const NetworkModel& model) {
+  const auto* g = model.likelihood().get_if<nn::GaussianFixedNoise>();
+  if (g == nullptr)
+    throw std::invalid_argument(
+        "ngvi::app::study: a regression problem needs the Gaussian likelihood, not " +
+        std::string(model.likelihood().held_name()));
+  return *g;
+}
 
 struct TestMetrics {
   double log_likelihood = nan, rmse = nan, accuracy = nan;
@@ -55,23 +62,23 @@ struct TestMetrics {
 // The test metrics of q: Monte Carlo with `samples` draws, or the linearised (GLM) predictive
 // when `glm` (the Laplace approximation). Cost: S forward passes over the test set (GLM: the
 // test set's Jacobians).
-template <class Model, class Q>
-TestMetrics test_metrics(const ProblemSetup<Model>& s, const Q& q, int samples, vi::Rng& rng,
-                         bool glm) {
+template <class Q>
+TestMetrics test_metrics(const ProblemSetup& s, const Q& q, int samples, vi::Rng& rng, bool glm) {
   vi::PredictiveOptions po;
   po.samples = samples;
   po = ad::with_parallel(po, s.loop);
   TestMetrics t;
-  if constexpr (is_classification<Model>) {
-    const vi::ClassificationPredictive p =
-        glm ? vi::glm_classification_predictive(*s.test, q, rng, po)
-            : vi::mc_classification_predictive(*s.test, q, rng, po);
+  if (const auto* bernoulli = s.test->likelihood().get_if<nn::BernoulliLogit>()) {
+    const auto test = with_likelihood(*s.test, *bernoulli);
+    const vi::ClassificationPredictive p = glm ? vi::glm_classification_predictive(test, q, rng, po)
+                                               : vi::mc_classification_predictive(test, q, rng, po);
     t.log_likelihood = -p.metrics.nll;
     t.accuracy = p.metrics.accuracy;
   } else {
+    const auto test = with_likelihood(*s.test, gaussian(*s.test));
     const vi::RegressionPredictive p =
-        glm ? vi::glm_regression_predictive(*s.test, q, s.targets, po)
-            : vi::mc_regression_predictive(*s.test, q, s.targets, rng, po);
+        glm ? vi::glm_regression_predictive(test, q, s.targets, po)
+            : vi::mc_regression_predictive(test, q, s.targets, rng, po);
     t.log_likelihood = p.test_log_likelihood;
     t.rmse = p.rmse;
   }
@@ -80,13 +87,13 @@ TestMetrics test_metrics(const ProblemSetup<Model>& s, const Q& q, int samples, 
 
 // The predictive on the setup's plotting grid. Regression: mean and sd of y (GLM when `glm`);
 // classification: the mean and sd over θ ~ q of P(y = 1 | x, θ) (Monte Carlo for every method).
-template <class Model, class Q>
-GridPredictive grid_predictive(const ProblemSetup<Model>& s, const Q& q, int samples, vi::Rng& rng,
+template <class Q>
+GridPredictive grid_predictive(const ProblemSetup& s, const Q& q, int samples, vi::Rng& rng,
                                bool glm) {
-  const Model grid(s.train->net(), s.train->likelihood(),
-                   nn::Dataset{s.grid, Eigen::MatrixXd::Zero(s.grid.rows(), 1)});
+  const NetworkModel grid(s.train->net(), s.train->likelihood(),
+                          nn::Dataset{s.grid, Eigen::MatrixXd::Zero(s.grid.rows(), 1)});
   GridPredictive g;
-  if constexpr (is_classification<Model>) {
+  if (is_classification(grid)) {
     Eigen::VectorXd sum = Eigen::VectorXd::Zero(s.grid.rows());
     Eigen::VectorXd sum_sq = sum;
     for (int k = 0; k < samples; ++k) {
@@ -102,9 +109,10 @@ GridPredictive grid_predictive(const ProblemSetup<Model>& s, const Q& q, int sam
     vi::PredictiveOptions po;
     po.samples = samples;
     po = ad::with_parallel(po, s.loop);
+    const auto model = with_likelihood(grid, gaussian(grid));
     const vi::RegressionPredictive p =
-        glm ? vi::glm_regression_predictive(grid, q, s.targets, po)
-            : vi::mc_regression_predictive(grid, q, s.targets, rng, po);
+        glm ? vi::glm_regression_predictive(model, q, s.targets, po)
+            : vi::mc_regression_predictive(model, q, s.targets, rng, po);
     g.mean = p.mean;
     g.spread = p.variance.cwiseSqrt();
   }
@@ -138,20 +146,20 @@ Eigen::MatrixXd running_curvature(const Method& m, const Q& q, double n, double 
   }
 }
 
-template <class Model>
 struct StudyTracker {
-  const ProblemSetup<Model>* setup;
+  const ProblemSetup* setup;
   std::vector<CurvatureCheck>* checks;
 
   template <class Ctx>
   void on_history(vi::HistoryRow& row, const Ctx& ctx) {
-    const ProblemSetup<Model>& s = *setup;
+    const ProblemSetup& s = *setup;
     const auto q = ctx.posterior();
     vi::Rng rng(measuring_seed(s.seed, 1000 + static_cast<std::uint64_t>(row.iteration)));
     const TestMetrics t = test_metrics(s, q, s.history_predictive_samples, rng, false);
     row.metrics.emplace_back("test_log_likelihood", t.log_likelihood);
-    row.metrics.emplace_back(is_classification<Model> ? "test_accuracy" : "test_rmse",
-                             is_classification<Model> ? t.accuracy : t.rmse);
+    const bool classification = is_classification(*s.test);
+    row.metrics.emplace_back(classification ? "test_accuracy" : "test_rmse",
+                             classification ? t.accuracy : t.rmse);
     const double n = static_cast<double>(s.train->num_examples());
     const Eigen::MatrixXd c =
         running_curvature(ctx.method(), q, n, ctx.prior_precision(), ctx.kl_weight());
@@ -175,16 +183,15 @@ struct StudyTracker {
 };
 
 // The exact Hessian of Σᵢℓᵢ against its approximations at each history row (MAP's θ).
-template <class Model>
 struct ApproximationTracker {
-  const ProblemSetup<Model>* setup;
+  const ProblemSetup* setup;
   std::vector<ApproximationPoint>* points;
   std::vector<Spectra>* spectra;
 
   template <class Ctx>
   void on_history(vi::HistoryRow& row, const Ctx& ctx) {
-    const ProblemSetup<Model>& s = *setup;
-    const Model& model = *s.train;
+    const ProblemSetup& s = *setup;
+    const NetworkModel& model = *s.train;
     const Eigen::VectorXd theta = ctx.posterior().mean();
     const Eigen::Index p = theta.size();
     const auto par = ad::with_parallel(nn::CurvatureOptions{}, s.loop);
@@ -237,13 +244,12 @@ void copy_fit(const Result& result, MethodRecord& r) {
 
 // Fits the method of `options` to the setup's problem and measures it. Cost: the fit, an exact
 // Hessian and a small predictive per history row, and the final predictive.
-template <class Model, class Options>
-MethodRecord run_method(const ProblemSetup<Model>& s, const std::string& key,
-                        const Options& options) {
+template <class Options>
+MethodRecord run_method(const ProblemSetup& s, const std::string& key, const Options& options) {
   MethodRecord r;
   r.name = key;
   vi::Rng rng(s.seed);
-  detail::StudyTracker<Model> tracker{&s, &r.curvature};
+  detail::StudyTracker tracker{&s, &r.curvature};
   vi::ProgressBar bar(s.name + " " + key);
   const auto result = vi::fit(*s.train, options, rng, tracker, bar);
   detail::copy_fit(result, r);
@@ -264,13 +270,12 @@ MethodRecord run_method(const ProblemSetup<Model>& s, const std::string& key,
 // (GGN, full covariance) at θ*: its evidence, and the GLM predictive as the method's final
 // predictive. Cost: the MAP fit, at each history row an exact Hessian, a GGN, an empirical and
 // an MC Fisher, K-FAC and their eigendecompositions, then a Laplace approximation.
-template <class Model>
-MethodRecord run_map_laplace(const ProblemSetup<Model>& s, const vi::MapOptions& options) {
+inline MethodRecord run_map_laplace(const ProblemSetup& s, const vi::MapOptions& options) {
   MethodRecord r;
   r.name = "map_laplace";
   vi::Rng rng(s.seed);
-  detail::StudyTracker<Model> tracker{&s, &r.curvature};
-  detail::ApproximationTracker<Model> approx{&s, &r.approximations, &r.spectra};
+  detail::StudyTracker tracker{&s, &r.curvature};
+  detail::ApproximationTracker approx{&s, &r.approximations, &r.spectra};
   vi::ProgressBar bar(s.name + " map_laplace");
   const auto result = vi::fit(*s.train, options, rng, tracker, approx, bar);
   detail::copy_fit(result, r);

@@ -1,6 +1,7 @@
 // The study's problems (study_problems.hpp): sizes, step sizes, references.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -32,8 +33,7 @@ Eigen::Index scaled(const StudySettings& st, Eigen::Index full, Eigen::Index qui
   return st.quick ? quick : full;
 }
 
-template <class Model>
-void run_suites(const ProblemSetup<Model>& s, ProblemRecord& r) {
+void run_suites(const ProblemSetup& s, ProblemRecord& r) {
   r.examples = s.train->num_examples();
   r.test_examples = s.test->num_examples();
   r.parameters = s.train->num_params();
@@ -49,12 +49,13 @@ void run_suites(const ProblemSetup<Model>& s, ProblemRecord& r) {
 // A problem's setup with the study-wide settings: the seed every method starts from, the
 // threads, and the predictive draws.
 template <class Model>
-ProblemSetup<Model> setup_for(const std::string& name, const Model& train, const Model& test,
-                              const StudySettings& st) {
-  ProblemSetup<Model> s;
+ProblemSetup setup_for(const std::string& name, const Model& train, const Model& test,
+                       const StudySettings& st) {
+  ProblemSetup s;
   s.name = name;
-  s.train = &train;
-  s.test = &test;
+  // The problem's networks as the tool's model type (the same network, data and likelihood).
+  s.train = std::make_shared<const NetworkModel>(train.net(), train.likelihood(), train.data());
+  s.test = std::make_shared<const NetworkModel>(test.net(), test.likelihood(), test.data());
   s.seed = st.seed;
   s.history_predictive_samples = st.quick ? 5 : 10;
   s.final_predictive_samples = st.quick ? 30 : 100;
@@ -144,7 +145,8 @@ ProblemRecord bayesian_linear_regression(const StudySettings& st) {
   phi.col(d).setOnes();
   const Eigen::VectorXd y =
       phi * p.true_parameters + vi::standard_normal(rng, n_test) / std::sqrt(p.noise_precision);
-  const RegressionModel test(p.model.net(), p.model.likelihood(), nn::Dataset{phi.leftCols(d), y});
+  const vi::problems::BayesianLinearRegression::model_type test(p.model.net(), p.model.likelihood(),
+                                                                nn::Dataset{phi.leftCols(d), y});
   auto s = setup_for("bayesian_linear_regression", p.model, test, st);
   // Full batch, and expectations at the mean: for a quadratic loss E_q[∇ℓ] = ∇ℓ(μ) and
   // E_q[∇²ℓ] = ∇²ℓ, so VON and VOGN (GGN = Hessian here) iterate towards the exact posterior.

@@ -28,55 +28,47 @@ namespace ngvi::app {
 namespace {
 
 // A model trained on `train` and its twin over `held_out` (validation or test), both
-// standardised with the statistics of `train`; Model is RegressionModel (Gaussian) or
-// StudentTRegressionModel.
-template <class Model>
-struct ProblemOf {
-  Model train;
-  Model held_out;
+// standardised with the statistics of `train`.
+struct Problem {
+  NetworkModel train;
+  NetworkModel held_out;
   nn::Standardizer targets;  // of `train`: the predictive reports original units with it
 };
-using Problem = ProblemOf<RegressionModel>;
 
 // The likelihood of a fit: Gaussian with precision τ (ν = 0), or Student-t with precision τ and
 // ν degrees of freedom.
 struct Noise {
   double precision = 0.0;           // τ, standardised units
   double degrees_of_freedom = 0.0;  // ν; 0: the Gaussian likelihood
+
+  NetworkLikelihood likelihood() const {
+    if (degrees_of_freedom == 0.0) return nn::GaussianFixedNoise(precision);
+    return nn::StudentT(precision, degrees_of_freedom);
+  }
 };
 
-// The network with `hidden` ReLU units and noise precision τ over `data` (already standardised).
-// Its weights and biases start from U(±1/√fan_in) (nn::Init::fan_in_uniform, PyTorch's default,
-// as the PyTorch reference's): with ngvi's He-normal/Glorot start VOGN at the reference's
-// settings trailed it by 0.2 in test RMSE on Boston (docs/uci.md).
-RegressionModel network_on(const nn::Dataset& data, Eigen::Index hidden, double noise_precision) {
-  return RegressionModel(
+// The network with `hidden` ReLU units and the likelihood of `noise` over `data` (already
+// standardised). Its weights and biases start from U(±1/√fan_in) (nn::Init::fan_in_uniform,
+// PyTorch's default, as the PyTorch reference's): with ngvi's He-normal/Glorot start VOGN at the
+// reference's settings trailed it by 0.2 in test RMSE on Boston (docs/uci.md).
+NetworkModel network_on(const nn::Dataset& data, Eigen::Index hidden, const Noise& noise) {
+  return NetworkModel(
       nn::Sequential::mlp({data.input_dim(), hidden, 1}, nn::Relu{}, nn::Init::fan_in_uniform),
-      nn::GaussianFixedNoise(noise_precision), data);
+      noise.likelihood(), data);
+}
+NetworkModel network_on(const nn::Dataset& data, Eigen::Index hidden, double noise_precision) {
+  return network_on(data, hidden, Noise{noise_precision, 0.0});
 }
 
 Problem make_problem(const nn::Dataset& train, const nn::Dataset& held_out, Eigen::Index hidden,
-                     double noise_precision) {
+                     const Noise& noise) {
   const nn::DatasetStandardizer st = nn::DatasetStandardizer::fit(train);
-  return Problem{network_on(st.transform(train), hidden, noise_precision),
-                 network_on(st.transform(held_out), hidden, noise_precision), st.y};
+  return Problem{network_on(st.transform(train), hidden, noise),
+                 network_on(st.transform(held_out), hidden, noise), st.y};
 }
-
-// Calls use(problem) with the Problem (ν = 0) or the ProblemOf<StudentTRegressionModel> of
-// `noise` over (train, held_out), and returns what it returns.
-template <class Use>
-auto with_problem(const nn::Dataset& train, const nn::Dataset& held_out, Eigen::Index hidden,
-                  const Noise& noise, Use&& use) {
-  if (noise.degrees_of_freedom == 0.0)
-    return use(make_problem(train, held_out, hidden, noise.precision));
-  const nn::DatasetStandardizer st = nn::DatasetStandardizer::fit(train);
-  const auto network = [&](const nn::Dataset& data) {
-    return StudentTRegressionModel(
-        nn::Sequential::mlp({data.input_dim(), hidden, 1}, nn::Relu{}, nn::Init::fan_in_uniform),
-        nn::StudentT(noise.precision, noise.degrees_of_freedom), data);
-  };
-  return use(ProblemOf<StudentTRegressionModel>{network(st.transform(train)),
-                                                network(st.transform(held_out)), st.y});
+Problem make_problem(const nn::Dataset& train, const nn::Dataset& held_out, Eigen::Index hidden,
+                     double noise_precision) {
+  return make_problem(train, held_out, hidden, Noise{noise_precision, 0.0});
 }
 
 // The generator of one stream of draws, seeded by the run's seed and the stream's coordinates,
@@ -119,9 +111,8 @@ void score_ensemble(const UciProtocolOptions& o, const nn::UciSplit& data, int s
       return;
     }
     vi::Rng test_rng = stream(o.seed, split, member_fit(m), 1);
-    members.push_back(with_problem(data.train, data.test, hidden, f.noise, [&](const auto& p) {
-      return predict_regression(*f.posterior, p.held_out, p.targets, test_rng, options);
-    }));
+    const Problem p = make_problem(data.train, data.test, hidden, f.noise);
+    members.push_back(predict_regression(*f.posterior, p.held_out, p.targets, test_rng, options));
   }
   if (members.size() > 1)
     for (const vi::RegressionPredictive& m : members) {
@@ -313,22 +304,20 @@ class SplitRunner {
       const auto n_val = static_cast<double>(folds_[f].validation.size());
       // The fold's validation LL per scored epoch; −∞ where the fit never got there.
       std::vector<double> ll(total.size(), lowest_score);
-      with_problem(
-          folds_[f].train, folds_[f].validation, hidden_, Noise{tau, nu}, [&](const auto& p) {
-            request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
-              vi::Rng rng = stream(o_.seed, split_, stream_number, epoch);
-              const auto at =
-                  std::find(request.report_epochs.begin(), request.report_epochs.end(), epoch);
-              ll[static_cast<std::size_t>(at - request.report_epochs.begin())] =
-                  finite_or_lowest(predict_regression(q, p.held_out, p.targets, rng,
-                                                      predict_options(o_.validation_samples))
-                                       .test_log_likelihood);
-            };
-            vi::Rng rng = stream(o_.seed, split_, stream_number, 0);
-            const FitOutcome out = fit_method(p.train, request, rng);
-            if (!out.ok) last_failure_ = out.message;
-            return 0;
-          });
+      const Problem p =
+          make_problem(folds_[f].train, folds_[f].validation, hidden_, Noise{tau, nu});
+      request.hook = [&](Eigen::Index epoch, const AnyPosterior& q) {
+        vi::Rng rng = stream(o_.seed, split_, stream_number, epoch);
+        const auto at =
+            std::find(request.report_epochs.begin(), request.report_epochs.end(), epoch);
+        ll[static_cast<std::size_t>(at - request.report_epochs.begin())] =
+            finite_or_lowest(predict_regression(q, p.held_out, p.targets, rng,
+                                                predict_options(o_.validation_samples))
+                                 .test_log_likelihood);
+      };
+      vi::Rng rng = stream(o_.seed, split_, stream_number, 0);
+      const FitOutcome out = fit_method(p.train, request, rng);
+      if (!out.ok) last_failure_ = out.message;
       for (std::size_t e = 0; e < total.size(); ++e) total[e] += n_val * ll[e];
       rows += n_val;
     }
@@ -357,9 +346,8 @@ class SplitRunner {
     request.settings.epochs = r.epochs;
     const auto fit_member = [&](int m) {
       vi::Rng rng = stream(o_.seed, split_, member_fit(m), 0);
-      FitOutcome out = with_problem(data_.train, data_.test, hidden_, noise, [&](const auto& p) {
-        return fit_method(p.train, request, rng);
-      });
+      FitOutcome out =
+          fit_method(make_problem(data_.train, data_.test, hidden_, noise).train, request, rng);
       if (!out.ok) return MemberFit{std::nullopt, noise, out.message};
       return MemberFit{std::move(out.posterior), noise, {}};
     };
@@ -425,7 +413,7 @@ class EvidenceRunner {
   // its evidence maximised over the scale c in closed form (header).
   EvidenceFit fit_at(double ratio, double tau, int fit_number) const {
     const double delta = ratio * tau;
-    const RegressionModel model =
+    const NetworkModel model =
         network_on(nn::DatasetStandardizer::fit(data_.train).transform(data_.train), hidden_, tau);
     FitRequest request;
     request.settings = o_.method;

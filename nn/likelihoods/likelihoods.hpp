@@ -7,6 +7,7 @@
 #include <nn/likelihoods/heteroscedastic_gaussian.hpp>
 #include <nn/likelihoods/likelihood.hpp>
 #include <nn/likelihoods/likelihood_base.hpp>
+#include <nn/likelihoods/likelihood_variant.hpp>
 #include <nn/likelihoods/poisson_log.hpp>
 #include <nn/likelihoods/softmax_categorical.hpp>
 #include <nn/likelihoods/student_t.hpp>

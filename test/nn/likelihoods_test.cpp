@@ -17,6 +17,8 @@
 
 #include <autodiff/autodiff.hpp>
 #include <nn/likelihoods/likelihoods.hpp>
+#include <nn/sequential.hpp>
+#include <nn/supervised.hpp>
 
 #include <support/check_report.hpp>
 
@@ -351,6 +353,96 @@ BOOST_AUTO_TEST_CASE(poisson_log) {
   Eigen::MatrixXd bad(1, 1);
   bad << -1.0;
   BOOST_CHECK_THROW(lik.check_targets(bad), std::invalid_argument);
+}
+
+// A LikelihoodVariant gives the held likelihood's numbers bitwise (the concrete likelihood is the
+// reference), its derivatives agree with AD and finite differences as every likelihood's must,
+// and a network model over it has the concrete model's losses and gradients bit for bit.
+BOOST_AUTO_TEST_CASE(likelihood_variant_is_the_likelihood_it_holds) {
+  using Variant = nn::LikelihoodVariant<nn::GaussianFixedNoise, nn::StudentT, nn::BernoulliLogit,
+                                        nn::SoftmaxCategorical, nn::GaussianLearnedNoise>;
+  static_assert(nn::Likelihood<Variant>);
+  const auto same_numbers = [](const auto& concrete, const Eigen::VectorXd& f,
+                               const Eigen::VectorXd& y, const Eigen::MatrixXd& F,
+                               const Eigen::MatrixXd& Y) {
+    const Variant v = concrete;
+    const std::string name(concrete.name);
+    BOOST_TEST(v.held_name() == concrete.name);
+    BOOST_TEST(v.output_dim() == concrete.output_dim(), name);
+    BOOST_TEST(v.net_output_dim() == concrete.net_output_dim(), name);
+    BOOST_TEST(v.num_params() == concrete.num_params(), name);
+    BOOST_TEST(v.target_dim() == concrete.target_dim(), name);
+    BOOST_TEST(v.nll(f, y) == concrete.nll(f, y), name);
+    BOOST_TEST(v.batch_nll(F, Y) == concrete.batch_nll(F, Y), name);
+    BOOST_TEST((v.output_hessian(f, y) == concrete.output_hessian(f, y)), name);
+    BOOST_TEST((v.output_fisher(f) == concrete.output_fisher(f)), name);
+    BOOST_TEST((v.predictive_mean(f) == concrete.predictive_mean(f)), name);
+    std::mt19937_64 a(3), b(3);
+    BOOST_TEST((v.sample_target(f, a) == concrete.sample_target(f, b)), name);
+    // Gradients through the held likelihood's Var code, per row and batched.
+    const Eigen::VectorXd x = F.reshaped();
+    const auto batched = [&](const auto& lik) {
+      return [&](const auto& u) {
+        using T = typename std::decay_t<decltype(u)>::Scalar;
+        const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> M = u.reshaped(F.rows(), F.cols());
+        return lik.batch_nll(ad::as_matrix(M), Y);
+      };
+    };
+    BOOST_TEST((ad::gradient(batched(v), x) == ad::gradient(batched(concrete), x)), name);
+    check_derivatives(v, f, y);
+    check_batch(v, F, Y);
+    // The same blocks of θ, initialised the same.
+    nn::ParameterLayout lv, lc;
+    lv.add("net", 2, 1);
+    lc.add("net", 2, 1);
+    v.add_parameter_blocks(lv);
+    concrete.add_parameter_blocks(lc);
+    BOOST_TEST(lv.size() == lc.size(), name);
+    Eigen::VectorXd tv = Eigen::VectorXd::Zero(lv.size()), tc = tv;
+    v.init_parameters(tv, lv);
+    concrete.init_parameters(tc, lc);
+    BOOST_TEST((tv == tc), name);
+  };
+  Eigen::MatrixXd F2(3, 2), Y2(3, 2);
+  F2 << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0;
+  Y2 << 0.0, 1.0, 2.0, -1.0, 0.5, 0.5;
+  same_numbers(nn::GaussianFixedNoise(4.0, 2), vec({0.3, -1.2}), vec({1.1, -0.4}), F2, Y2);
+  same_numbers(nn::StudentT(2.0, 3.0, 2), vec({0.3, -1.2}), vec({1.1, -0.4}), F2, Y2);
+  Eigen::MatrixXd F1(3, 1), Y1(3, 1);
+  F1 << 0.1, -2.0, 3.0;
+  Y1 << 0.0, 1.0, 1.0;
+  same_numbers(nn::BernoulliLogit(), vec({0.4}), vec({1.0}), F1, Y1);
+  Eigen::MatrixXd F3(3, 3), Yc(3, 1);
+  F3 << 0.1, 0.2, -0.3, 0.4, 1.5, -2.0, 0.0, 0.1, -0.5;
+  Yc << 0.0, 2.0, 1.0;
+  same_numbers(nn::SoftmaxCategorical(3), vec({0.2, -1.0, 1.3}), vec({2.0}), F3, Yc);
+  // With a parameter of its own (the log-precision, the last entry of f).
+  Eigen::MatrixXd Fl(3, 2), Yl(3, 1);
+  Fl << 0.1, 0.3, -2.0, -0.2, 3.0, 0.0;
+  Yl << 0.5, -1.0, 2.0;
+  same_numbers(nn::GaussianLearnedNoise(), vec({0.4, 0.7}), vec({1.0}), Fl, Yl);
+
+  // A network over the variant is the network over the held likelihood.
+  nn::Dataset data{Eigen::MatrixXd::Random(7, 2), Eigen::MatrixXd::Random(7, 1)};
+  const nn::Sequential net{nn::Dense(2, 3), nn::Tanh{}, nn::Dense(3, 1)};
+  const nn::Supervised concrete(net, nn::StudentT(2.0, 3.0), data);
+  const nn::Supervised<nn::Sequential, Variant> held(net, nn::StudentT(2.0, 3.0), data);
+  std::mt19937_64 rng(11);
+  Eigen::VectorXd theta;
+  concrete.init(theta, rng);
+  BOOST_TEST(held.total_loss(theta) == concrete.total_loss(theta));
+  const auto total = [](const auto& model) {
+    return [&](const auto& t) { return model.total_loss(t); };
+  };
+  BOOST_TEST((ad::gradient(total(held), theta) == ad::gradient(total(concrete), theta)));
+  BOOST_TEST((ad::hessian(total(held), theta) == ad::hessian(total(concrete), theta)));
+  // What the held likelihood rejects, the variant rejects.
+  Eigen::MatrixXd bad(2, 1);
+  bad << 1.0, 0.5;
+  BOOST_CHECK_THROW(Variant(nn::BernoulliLogit()).check_targets(bad), std::invalid_argument);
+  BOOST_TEST(Variant(nn::SoftmaxCategorical(4)).get_if<nn::SoftmaxCategorical>()->num_classes() ==
+             4);
+  BOOST_TEST(Variant(nn::StudentT()).get_if<nn::SoftmaxCategorical>() == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(all_kinds_model_the_likelihood_concept) {
