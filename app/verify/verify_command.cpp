@@ -15,12 +15,12 @@
 #include <app/io/json_file.hpp>
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
-#include <app/verify/builtin_problems.hpp>
 #include <app/verify/verify_command.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <autodiff/autodiff.hpp>
+#include <autodiff/verify/test_problems.hpp>
 #include <autodiff/verify/verify.hpp>
 
 namespace ngvi::app {
@@ -29,7 +29,8 @@ namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 namespace verify = ngvi::ad::verify;
-using verify_problems::Vec;
+template <class T>
+using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 
 struct VerifyOptions {
   CommonOptions common;
@@ -164,7 +165,7 @@ std::vector<Outcome> run_all(const VerifyOptions& opt) {
   auto wanted = [&](const std::string& n) {
     return opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), n) != opt.only.end();
   };
-  namespace vp = verify_problems;
+  namespace vp = ngvi::ad::verify::problems;
   std::vector<Outcome> outcomes;
   if (wanted("rosenbrock")) {
     const VectorXd x = VectorXd::LinSpaced(10, -1.2, 1.0);

@@ -1,5 +1,5 @@
 // `ngvi verify`: exact gradients, Hessian-vector products and Hessians of the built-in problems
-// (app/verify/builtin_problems.hpp), each checked three ways.
+// (autodiff/verify/test_problems.hpp), each checked three ways.
 //
 // For every problem it computes the value, the gradient (reverse mode), a Hessian-vector
 // product and the full Hessian (forward-over-reverse), and verifies them with the library's own

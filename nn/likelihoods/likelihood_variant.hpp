@@ -16,6 +16,7 @@
 #include <concepts>
 #include <random>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -27,6 +28,12 @@
 
 namespace ngvi::nn {
 
+namespace detail {
+// Lik (without reference and const) is one of L....
+template <class Lik, class... L>
+concept one_of = (std::same_as<std::remove_cvref_t<Lik>, L> || ...);
+}  // namespace detail
+
 template <Likelihood... L>
 class LikelihoodVariant {
   static_assert(sizeof...(L) >= 1, "ngvi::nn::LikelihoodVariant: name at least one likelihood");
@@ -36,10 +43,8 @@ class LikelihoodVariant {
 
   // Holds `likelihood`, one of L... (implicit, so a function taking the variant takes any of
   // them).
-  template <class Lik>
-    requires(std::same_as<std::remove_cvref_t<Lik>, L> || ...)
-  LikelihoodVariant(Lik&& likelihood)
-      : held_(std::forward<Lik>(likelihood)) {}
+  template <detail::one_of<L...> Lik>
+  LikelihoodVariant(Lik&& likelihood) : held_(std::forward<Lik>(likelihood)) {}
 
   // The held likelihood, as f(const Lₖ&); f's result for every alternative must convert to one
   // common type.

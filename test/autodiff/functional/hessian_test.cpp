@@ -28,6 +28,7 @@
 #include <autodiff/functional/hessian.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/check.hpp>
+#include <autodiff/verify/test_problems.hpp>
 
 #include <support/check_bitwise.hpp>
 #include <support/check_report.hpp>
@@ -39,30 +40,7 @@ namespace {
 namespace vf = ngvi::ad::verify;
 namespace tol = ngvi::ad::verify::tolerances;
 
-struct Rosenbrock {
-  template <class X>
-  auto operator()(const X& x) const {
-    using S = std::decay_t<decltype(x(0))>;
-    S f = 0.0;
-    for (Eigen::Index i = 0; i + 1 < x.size(); ++i) {
-      const S a = x(i + 1) - x(i) * x(i);
-      const S b = 1.0 - x(i);
-      f += 100.0 * a * a + b * b;
-    }
-    return f;
-  }
-  // H(i,i) += 1200x_i² − 400x_{i+1} + 2, H(i,i+1) = H(i+1,i) = −400x_i, H(i+1,i+1) += 200.
-  static Eigen::MatrixXd hess(const Eigen::VectorXd& x) {
-    const Eigen::Index n = x.size();
-    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
-    for (Eigen::Index i = 0; i + 1 < n; ++i) {
-      H(i, i) += 1200.0 * x(i) * x(i) - 400.0 * x(i + 1) + 2.0;
-      H(i, i + 1) = H(i + 1, i) = -400.0 * x(i);
-      H(i + 1, i + 1) += 200.0;
-    }
-    return H;
-  }
-};
+using ngvi::ad::verify::problems::Rosenbrock;
 
 Eigen::VectorXd test_point(Eigen::Index n) {
   Eigen::VectorXd x(n);
@@ -125,7 +103,7 @@ BOOST_AUTO_TEST_CASE(rosenbrock_matches_the_closed_form) {
       Eigen::VectorXd grad;
       const Eigen::MatrixXd H = ngvi::ad::hessian(Rosenbrock{}, x, &value, &grad);
       NGVI_CHECK_REPORT(
-          vf::compare(H, Rosenbrock::hess(x), tol::closed_form, "Hessian vs closed form"));
+          vf::compare(H, Rosenbrock::hessian(x), tol::closed_form, "Hessian vs closed form"));
       NGVI_CHECK_REPORT(vf::compare(value, Rosenbrock{}(x), tol::ad_vs_ad, "value output"));
       NGVI_CHECK_REPORT(
           vf::compare(grad, ngvi::ad::gradient(Rosenbrock{}, x), tol::ad_vs_ad, "gradient output"));

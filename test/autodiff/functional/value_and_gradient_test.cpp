@@ -18,6 +18,7 @@
 #include <autodiff/expr/operators.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <autodiff/verify/check.hpp>
+#include <autodiff/verify/test_problems.hpp>
 
 #include <support/check_report.hpp>
 
@@ -28,30 +29,7 @@ namespace vf = ngvi::ad::verify;
 namespace tol = ngvi::ad::verify::tolerances;
 using ngvi::ad::Var;
 
-// Rosenbrock in n dimensions, Σ 100(x_{i+1} − x_i²)² + (1 − x_i)², and its gradient.
-struct Rosenbrock {
-  template <class X>
-  auto operator()(const X& x) const {
-    using S = std::decay_t<decltype(x(0))>;
-    S f = 0.0;
-    for (Eigen::Index i = 0; i + 1 < x.size(); ++i) {
-      const S a = x(i + 1) - x(i) * x(i);
-      const S b = 1.0 - x(i);
-      f += 100.0 * a * a + b * b;
-    }
-    return f;
-  }
-  static Eigen::VectorXd grad(const Eigen::VectorXd& x) {
-    const Eigen::Index n = x.size();
-    Eigen::VectorXd g = Eigen::VectorXd::Zero(n);
-    for (Eigen::Index i = 0; i + 1 < n; ++i) {
-      const double a = x(i + 1) - x(i) * x(i);
-      g(i) += -400.0 * a * x(i) - 2.0 * (1.0 - x(i));
-      g(i + 1) += 200.0 * a;
-    }
-    return g;
-  }
-};
+using ngvi::ad::verify::problems::Rosenbrock;
 
 // A chain: y_0 = x_0, y_i = sin(y_{i−1}) + x_i·c_i, f = y_{n−1}, with c_i = 1 + i mod 3.
 // ∂f/∂x_i = c_i Π_{j>i} cos(y_{j−1}), accumulated backwards in double by hand.
@@ -116,7 +94,7 @@ BOOST_AUTO_TEST_CASE(rosenbrock_from_2_to_1000_variables) {
       NGVI_CHECK_REPORT(
           vf::compare(v, Rosenbrock{}(x), tol::ad_vs_ad, "Var value vs double value"));
       NGVI_CHECK_REPORT(
-          vf::compare(g, Rosenbrock::grad(x), tol::closed_form, "gradient vs closed form"));
+          vf::compare(g, Rosenbrock::gradient(x), tol::closed_form, "gradient vs closed form"));
       NGVI_CHECK_REPORT(vf::compare(ngvi::ad::gradient(Rosenbrock{}, x), g, tol::exact,
                                     "gradient() vs value_and_gradient"));
     }
@@ -209,7 +187,7 @@ BOOST_AUTO_TEST_CASE(nested_inside_an_outer_recording) {
   const std::size_t vars = t.num_vars();
   const Eigen::VectorXd g = ngvi::ad::gradient(Rosenbrock{}, test_point(5));
   NGVI_CHECK_REPORT(
-      vf::compare(g, Rosenbrock::grad(test_point(5)), tol::closed_form, "inner gradient"));
+      vf::compare(g, Rosenbrock::gradient(test_point(5)), tol::closed_form, "inner gradient"));
   BOOST_TEST(t.num_vars() == vars);
   const Var<double> c = b * a;
   t.zero_adjoints();

@@ -1,4 +1,6 @@
-// The built-in problems `ngvi verify` differentiates, each generic in its scalar type.
+// Test problems for derivative checks, each generic in its scalar type: what `ngvi verify`
+// differentiates, what the engine's own tests check against, and what a user can try a new
+// route or operation on.
 //
 // Four functions that exercise different parts of the AD engine: Rosenbrock as a scalar loop
 // (one tape statement per operation), logistic regression and a one-hidden-layer tanh MLP with
@@ -14,7 +16,7 @@
 
 #include <autodiff/autodiff.hpp>
 
-namespace ngvi::app::verify_problems {
+namespace ngvi::ad::verify::problems {
 
 template <class T>
 using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
@@ -134,4 +136,4 @@ struct Special {
   }
 };
 
-}  // namespace ngvi::app::verify_problems
+}  // namespace ngvi::ad::verify::problems
