@@ -1,0 +1,472 @@
+// Hamiltonian Monte Carlo: asymptotically exact draws from the posterior p(θ | D) of any
+// separable model, on the engine's gradients — the ground truth that the Gaussian
+// approximations of this module (VON, VOGN, Laplace, ...) are judged against where no closed
+// form exists (Izmailov, Vikram, Hoffman & Wilson 2021 use long HMC runs this way for networks).
+// Several chains, each on its own generator stream, with Stan's diagnostics (mcmc_diagnostics.hpp).
+//
+// Target. The negative log joint the other methods minimise (map.hpp), as potential energy:
+//   U(θ) = Σᵢ ℓᵢ(θ) + ½δ‖θ‖²  (= −log p(D|θ) − log p₀(θ) + const, p₀ = N(0, δ⁻¹I)),
+//   ∇U(θ) = ∇Σᵢℓᵢ(θ) + δθ   (one reverse sweep of the model's batched total loss).
+// Dynamics (Neal 2011, "MCMC using Hamiltonian dynamics"). With momentum p ~ N(0, M), M = diag(m)
+// the mass matrix and M⁻¹ = diag(v) its inverse (the "inverse metric"), the Hamiltonian is
+//   H(θ, p) = U(θ) + ½ pᵀM⁻¹p,
+// integrated by L leapfrog steps of size ε,
+//   p ← p − (ε/2)∇U(θ);  θ ← θ + εM⁻¹p;  p ← p − (ε/2)∇U(θ),
+// and the end point (θ', p') accepted with probability α = min(1, exp(H(θ, p) − H(θ', p'))),
+// else the chain stays at θ (static HMC with a Metropolis correction). ε is jittered uniformly in
+// [(1 − j)ε, (1 + j)ε] each iteration (Neal 2011, §5.4.2.2), which breaks the periodic
+// trajectories a fixed εL can fall into. A transition is DIVERGENT when the energy error
+// H(θ', p') − H(θ, p) exceeds max_energy_error or is not finite (Stan's rule): it is rejected and
+// counted, so a non-finite energy never reaches the draws.
+//
+// Adaptation during warmup (Stan's scheme, the reference design):
+//   step size — dual averaging (Hoffman & Gelman 2014, "The No-U-Turn Sampler", Alg. 5, after
+//     Nesterov 2009) drives the mean acceptance statistic α to target_acceptance δ_a:
+//       H̄ₜ = (1 − 1/(t + t₀)) H̄ₜ₋₁ + (δ_a − αₜ)/(t + t₀),
+//       log εₜ = μ − (√t/γ) H̄ₜ,   log ε̄ₜ = t^{−κ} log εₜ + (1 − t^{−κ}) log ε̄ₜ₋₁,
+//     μ = log(10ε₀), sampling with ε̄ after warmup; ε₀ by their Alg. 4 (double or halve ε until
+//     one leapfrog step's acceptance crosses ½);
+//   mass matrix — v is the variance of the draws of each slow window, regularised towards 10⁻³ as
+//     Stan does, v ← (n/(n + 5))·var + 10⁻³·5/(n + 5); windows after an initial buffer of
+//     adapt_init_buffer iterations, of adapt_window iterations and doubling, the last one
+//     stretched to end adapt_term_buffer iterations before the end of warmup (a short warmup
+//     uses Stan's 15 % / 75 % / 10 % split instead); after each window ε₀ is searched again and
+//     the dual averaging restarted. With warmup < 20 only the step size is adapted.
+// NUTS is not implemented: the trajectory length is the fixed L (× the jittered ε).
+//
+// Chains and threads. Chain c's generator is Rng(rng()), the c-th draw of the caller's rng
+// taken on the calling thread before any chain runs; chain c draws only from it (its initial θ
+// from the model's own initialisation, then for each iteration P momentum normals, one jitter
+// and one acceptance uniform, in that order). The chains run as independent tasks over oneTBB
+// (ad::parallel_blocks) and each writes only its own outputs, so the result is bitwise the same
+// for any number of threads.
+//
+// Output: every chain's post-warmup draws, per-parameter R-hat (Vehtari et al. 2021's rank-
+// normalised split R-hat), bulk-ESS and the ESS of the mean with its Monte-Carlo standard error,
+// per-chain acceptance, divergences, step size and inverse metric, and the posterior mean and
+// covariance of the pooled draws. DrawsPosterior resamples the draws for the Monte-Carlo
+// predictives of predictive.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <autodiff/functional/parallel.hpp>
+#include <autodiff/functional/value_and_gradient.hpp>
+#include <inference/fit.hpp>
+#include <inference/mcmc_diagnostics.hpp>
+#include <inference/option_checks.hpp>
+#include <inference/random.hpp>
+#include <nn/curvature/hessian.hpp>
+#include <nn/model_concept.hpp>
+
+namespace ngvi::vi {
+
+struct HmcOptions {
+  // Independent chains. 4, as Stan: enough for R-hat to see a chain that is stuck elsewhere.
+  int chains = 4;
+  // Warmup (adaptation) iterations per chain, discarded; and the draws kept per chain after it.
+  int warmup = 1000;
+  int draws = 1000;
+  // L, leapfrog steps per transition.
+  int leapfrog_steps = 16;
+  // δ of the prior N(0, δ⁻¹I): the ½δ‖θ‖² of the potential U.
+  double prior_precision = 1.0;
+  // δ_a, the mean acceptance statistic the dual averaging aims at during warmup. 0.8, as Stan.
+  double target_acceptance = 0.8;
+  // ε at the start of warmup (refined at once by the doubling search); with warmup = 0, the step
+  // size of every transition.
+  double initial_step_size = 0.1;
+  // j: each transition's ε is drawn uniformly from [(1 − j)ε, (1 + j)ε]; 0 turns jitter off.
+  double step_size_jitter = 0.1;
+  // Dual averaging's γ, t₀ and κ (Hoffman & Gelman 2014), Stan's defaults.
+  double adapt_gamma = 0.05;
+  double adapt_t0 = 10.0;
+  double adapt_kappa = 0.75;
+  // Adapt the diagonal mass matrix in warmup (else M = I throughout).
+  bool adapt_mass_matrix = true;
+  // Stan's windows (top of this file): initial fast buffer, first slow window, final fast buffer.
+  int adapt_init_buffer = 75;
+  int adapt_window = 25;
+  int adapt_term_buffer = 50;
+  // A transition whose energy error H' − H exceeds this is divergent (Stan: 1000).
+  double max_energy_error = 1000.0;
+  // Where every chain starts; empty: the model's own initialisation drawn from the chain's
+  // stream (nn::Supervised draws the network's weights, so chains start apart), or zeros.
+  Eigen::VectorXd initial{};
+  // Threads for the chains (0: oneTBB chooses, 1: the calling thread) and chains per task; the
+  // draws are bitwise the same for any value of either.
+  int threads = 0;
+  Eigen::Index grain = 1;
+
+  // Throws std::invalid_argument naming the field and its value.
+  void validate(const std::string& who) const {
+    detail::check_at_least(who, "chains", chains, 1);
+    detail::check_at_least(who, "warmup", warmup, 0);
+    detail::check_at_least(who, "draws", draws, 8);
+    detail::check_at_least(who, "leapfrog_steps", leapfrog_steps, 1);
+    detail::check_positive_finite(who, "prior_precision", prior_precision);
+    if (!(target_acceptance > 0.0 && target_acceptance < 1.0))
+      detail::throw_bad_option(who, "target_acceptance", "in (0, 1)",
+                               std::to_string(target_acceptance));
+    detail::check_positive_finite(who, "initial_step_size", initial_step_size);
+    detail::check_unit_interval(who, "step_size_jitter", step_size_jitter);
+    detail::check_positive_finite(who, "adapt_gamma", adapt_gamma);
+    detail::check_nonnegative_finite(who, "adapt_t0", adapt_t0);
+    if (!(adapt_kappa > 0.0 && adapt_kappa <= 1.0))
+      detail::throw_bad_option(who, "adapt_kappa", "in (0, 1]", std::to_string(adapt_kappa));
+    detail::check_at_least(who, "adapt_init_buffer", adapt_init_buffer, 0);
+    detail::check_at_least(who, "adapt_window", adapt_window, 1);
+    detail::check_at_least(who, "adapt_term_buffer", adapt_term_buffer, 0);
+    detail::check_positive_finite(who, "max_energy_error", max_energy_error);
+    detail::check_at_least(who, "threads", threads, 0);
+    detail::check_at_least(who, "grain", grain, 1);
+  }
+};
+
+// What one chain did after warmup.
+struct HmcChainSummary {
+  double step_size = 0.0;          // ε̄, the adapted step size (before jitter)
+  Eigen::VectorXd inverse_metric;  // v = diag(M⁻¹) after warmup
+  double acceptance_rate = 0.0;    // mean acceptance statistic α over the kept draws
+  Eigen::Index divergences = 0;    // divergent transitions among the kept draws
+  Eigen::Index warmup_divergences = 0;
+};
+
+struct HmcResult {
+  // draws[c] is chain c's post-warmup draws, one row per draw (draws × P).
+  std::vector<Eigen::MatrixXd> draws;
+  std::vector<HmcChainSummary> chains;
+  // Per parameter: Vehtari et al. 2021's R-hat (converged at <= 1.01), bulk-ESS, the ESS of the
+  // split chains of the raw draws and the Monte-Carlo standard error of the mean, sd/√ESS.
+  Eigen::VectorXd rhat;
+  Eigen::VectorXd ess_bulk;
+  Eigen::VectorXd ess_mean;
+  Eigen::VectorXd mc_standard_error;
+  // Mean and covariance (divisor S − 1) of all S = chains × draws draws pooled.
+  Eigen::VectorXd mean;
+  Eigen::MatrixXd covariance;
+  Eigen::Index divergences = 0;  // over all chains, kept draws only
+
+  // Parameter j's draws as draws × chains, the layout of mcmc_diagnostics.hpp. Cost: a copy.
+  Eigen::MatrixXd parameter_draws(Eigen::Index j) const {
+    Eigen::MatrixXd d(draws.front().rows(), static_cast<Eigen::Index>(draws.size()));
+    for (std::size_t c = 0; c < draws.size(); ++c)
+      d.col(static_cast<Eigen::Index>(c)) = draws[c].col(j);
+    return d;
+  }
+  double max_rhat() const { return rhat.maxCoeff(); }
+  double min_ess_bulk() const { return ess_bulk.minCoeff(); }
+};
+
+// The pooled draws as a posterior for the Monte-Carlo predictives (predictive.hpp): sample(rng)
+// returns a uniformly chosen draw (with replacement; one uniform_index per call), mean() and
+// covariance() those of the pooled draws.
+class DrawsPosterior {
+ public:
+  explicit DrawsPosterior(const HmcResult& r) : mean_(r.mean), covariance_(r.covariance) {
+    Eigen::Index rows = 0;
+    for (const Eigen::MatrixXd& d : r.draws) rows += d.rows();
+    draws_.resize(rows, r.mean.size());
+    Eigen::Index at = 0;
+    for (const Eigen::MatrixXd& d : r.draws) {
+      draws_.middleRows(at, d.rows()) = d;
+      at += d.rows();
+    }
+  }
+  Eigen::Index dim() const { return draws_.cols(); }
+  const Eigen::VectorXd& mean() const { return mean_; }
+  const Eigen::MatrixXd& covariance() const { return covariance_; }
+  Eigen::VectorXd marginal_variances() const { return covariance_.diagonal(); }
+  // One of the draws, uniformly. Cost: one uniform_index and a copy of P numbers.
+  Eigen::VectorXd sample(Rng& rng) const {
+    const auto i =
+        static_cast<Eigen::Index>(uniform_index(rng, static_cast<std::uint64_t>(draws_.rows())));
+    return draws_.row(i).transpose();
+  }
+
+ private:
+  Eigen::MatrixXd draws_;  // all draws, chain after chain
+  Eigen::VectorXd mean_;
+  Eigen::MatrixXd covariance_;
+};
+
+namespace detail {
+
+// A point of the chain: θ, U(θ) and ∇U(θ).
+struct HmcPoint {
+  Eigen::VectorXd theta;
+  Eigen::VectorXd gradient;
+  double potential = 0.0;
+};
+
+// U(θ) and ∇U(θ) of the top of this file. Cost: one recording of the total loss and one reverse
+// sweep, O(P).
+template <class Model>
+void evaluate_potential(const Model& model, double prior_precision, HmcPoint& x) {
+  const double loss = ad::value_and_gradient(nn::detail::total_loss(model), x.theta, x.gradient);
+  x.gradient += prior_precision * x.theta;
+  x.potential = loss + 0.5 * prior_precision * x.theta.squaredNorm();
+}
+
+inline bool finite_point(const HmcPoint& x) {
+  return std::isfinite(x.potential) && x.gradient.allFinite();
+}
+
+// ½ pᵀ diag(v) p.
+inline double kinetic_energy(const Eigen::VectorXd& p, const Eigen::VectorXd& v) {
+  return 0.5 * (p.array().square() * v.array()).sum();
+}
+
+// L leapfrog steps of size ε from (x, p), in place; returns H at the end, or +∞ as soon as a
+// potential or gradient is not finite (x is then left part-way). Cost: L gradients.
+template <class Model>
+double leapfrog(const Model& model, double delta, HmcPoint& x, Eigen::VectorXd& p, double eps,
+                int steps, const Eigen::VectorXd& v) {
+  p -= 0.5 * eps * x.gradient;
+  for (int l = 0; l < steps; ++l) {
+    x.theta += eps * v.cwiseProduct(p);
+    evaluate_potential(model, delta, x);
+    if (!finite_point(x)) return std::numeric_limits<double>::infinity();
+    p -= (l + 1 < steps ? eps : 0.5 * eps) * x.gradient;
+  }
+  const double h = x.potential + kinetic_energy(p, v);
+  return std::isfinite(h) ? h : std::numeric_limits<double>::infinity();
+}
+
+// p ~ N(0, diag(1/v)). Cost: P normal draws.
+inline Eigen::VectorXd draw_momentum(Rng& rng, const Eigen::VectorXd& v) {
+  return standard_normal(rng, v.size()).cwiseQuotient(v.cwiseSqrt());
+}
+
+// Hoffman & Gelman 2014's Alg. 4: from ε, double (or halve) it until the acceptance probability
+// of one leapfrog step crosses ½; a non-finite energy counts as acceptance 0. At most 100
+// doublings or halvings. Cost: one gradient and P normal draws per trial.
+template <class Model>
+double find_reasonable_step_size(const Model& model, double delta, const HmcPoint& x, double eps,
+                                 const Eigen::VectorXd& v, Rng& rng) {
+  const auto log_accept = [&](double e) {
+    HmcPoint y = x;
+    Eigen::VectorXd p = draw_momentum(rng, v);
+    const double h0 = x.potential + kinetic_energy(p, v);
+    const double h1 = leapfrog(model, delta, y, p, e, 1, v);
+    return std::isfinite(h1) ? h0 - h1 : -std::numeric_limits<double>::infinity();
+  };
+  const double log_half = std::log(0.5);
+  const int direction = log_accept(eps) > log_half ? 1 : -1;
+  for (int k = 0; k < 100; ++k) {
+    const double next = direction > 0 ? 2.0 * eps : 0.5 * eps;
+    const double la = log_accept(next);
+    if (direction > 0 ? !(la > log_half) : la > log_half) return direction > 0 ? eps : next;
+    eps = next;
+  }
+  return eps;
+}
+
+// Dual averaging of log ε (top of this file).
+struct DualAveraging {
+  double mu = 0.0, h_bar = 0.0, log_eps = 0.0, log_eps_bar = 0.0;
+  double count = 0.0;
+
+  void restart(double eps) {
+    mu = std::log(10.0 * eps);
+    h_bar = 0.0;
+    log_eps = std::log(eps);
+    log_eps_bar = 0.0;
+    count = 0.0;
+  }
+  // One update with acceptance statistic alpha; returns the next ε.
+  double update(double alpha, const HmcOptions& o) {
+    count += 1.0;
+    const double w = 1.0 / (count + o.adapt_t0);
+    h_bar = (1.0 - w) * h_bar + w * (o.target_acceptance - alpha);
+    log_eps = mu - std::sqrt(count) / o.adapt_gamma * h_bar;
+    const double eta = std::pow(count, -o.adapt_kappa);
+    log_eps_bar = eta * log_eps + (1.0 - eta) * log_eps_bar;
+    return std::exp(log_eps);
+  }
+};
+
+// The slow windows [begin, end) of warmup iterations (0-based) over which the mass matrix is
+// estimated, by Stan's schedule (top of this file); none when warmup < 20 or the mass matrix is
+// not adapted.
+struct MetricWindow {
+  int begin = 0, end = 0;
+};
+inline std::vector<MetricWindow> metric_windows(const HmcOptions& o) {
+  std::vector<MetricWindow> windows;
+  const int w = o.warmup;
+  if (!o.adapt_mass_matrix || w < 20) return windows;
+  int init = o.adapt_init_buffer, term = o.adapt_term_buffer, base = o.adapt_window;
+  if (init + term + base > w) {
+    init = static_cast<int>(0.15 * w);
+    term = static_cast<int>(0.1 * w);
+    base = w - init - term;
+  }
+  const int last = w - term;
+  int begin = init, size = base;
+  while (true) {
+    const int end = begin + size;
+    if (end + 2 * size > last) {
+      windows.push_back({begin, last});
+      return windows;
+    }
+    windows.push_back({begin, end});
+    begin = end;
+    size *= 2;
+  }
+}
+
+struct ChainRun {
+  Eigen::MatrixXd draws;
+  HmcChainSummary summary;
+};
+
+// One transition from x (updated in place when accepted); returns α and whether it diverged.
+struct Transition {
+  double accept_stat = 0.0;
+  bool divergent = false;
+};
+template <class Model>
+Transition hmc_transition(const Model& model, const HmcOptions& o, HmcPoint& x, double eps,
+                          const Eigen::VectorXd& v, Rng& rng) {
+  Eigen::VectorXd p = draw_momentum(rng, v);
+  const double jittered = eps * (1.0 + o.step_size_jitter * uniform_real(rng, -1.0, 1.0));
+  const double log_u = std::log(uniform_real(rng, 0.0, 1.0));
+  const double h0 = x.potential + kinetic_energy(p, v);
+  HmcPoint y = x;
+  const double h1 = leapfrog(model, o.prior_precision, y, p, jittered, o.leapfrog_steps, v);
+  const double error = h1 - h0;
+  if (!std::isfinite(error) || error > o.max_energy_error) return {0.0, true};
+  const double accept = error <= 0.0 ? 1.0 : std::exp(-error);
+  if (log_u < -error) x = std::move(y);
+  return {accept, false};
+}
+
+// One chain: warmup with adaptation, then o.draws transitions kept. Throws std::domain_error if
+// U or ∇U is not finite at the initial θ. Cost: (warmup + draws)·L gradients, plus one per
+// step-size search trial.
+template <class Model>
+ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng) {
+  const Eigen::Index P = model.num_params();
+  HmcPoint x;
+  x.theta = o.initial.size() > 0 ? o.initial : initial_mean(model, rng);
+  evaluate_potential(model, o.prior_precision, x);
+  if (!finite_point(x))
+    throw std::domain_error("ngvi::vi::hmc: chain " + std::to_string(chain) +
+                            " starts where U(θ) = " + std::to_string(x.potential) +
+                            " or its gradient is not finite; give another `initial`");
+  Eigen::VectorXd v = Eigen::VectorXd::Ones(P);
+  double eps = o.initial_step_size;
+  ChainRun run;
+  if (o.warmup > 0) {
+    eps = find_reasonable_step_size(model, o.prior_precision, x, eps, v, rng);
+    DualAveraging da;
+    da.restart(eps);
+    const std::vector<MetricWindow> windows = metric_windows(o);
+    std::size_t k = 0;  // the current or next window
+    Eigen::MatrixXd buffer;
+    for (int t = 0; t < o.warmup; ++t) {
+      const Transition tr = hmc_transition(model, o, x, eps, v, rng);
+      run.summary.warmup_divergences += tr.divergent ? 1 : 0;
+      eps = da.update(tr.accept_stat, o);
+      if (k == windows.size() || t < windows[k].begin) continue;
+      const MetricWindow& win = windows[k];
+      if (t == win.begin) buffer.resize(win.end - win.begin, P);
+      buffer.row(t - win.begin) = x.theta.transpose();
+      if (t + 1 < win.end) continue;
+      ++k;
+      if (buffer.rows() < 3) continue;  // too short for a variance (a tiny adapt_window)
+      const auto n = static_cast<double>(buffer.rows());
+      const Eigen::RowVectorXd mean = buffer.colwise().mean();
+      const Eigen::VectorXd var =
+          (buffer.rowwise() - mean).colwise().squaredNorm().transpose() / (n - 1.0);
+      v = (n / (n + 5.0)) * var.array() + 1e-3 * (5.0 / (n + 5.0));
+      eps = find_reasonable_step_size(model, o.prior_precision, x, eps, v, rng);
+      da.restart(eps);
+    }
+    eps = std::exp(da.log_eps_bar);
+  }
+  run.summary.step_size = eps;
+  run.summary.inverse_metric = v;
+  run.draws.resize(o.draws, P);
+  double accept = 0.0;
+  for (int t = 0; t < o.draws; ++t) {
+    const Transition tr = hmc_transition(model, o, x, eps, v, rng);
+    accept += tr.accept_stat;
+    run.summary.divergences += tr.divergent ? 1 : 0;
+    run.draws.row(t) = x.theta.transpose();
+  }
+  run.summary.acceptance_rate = accept / o.draws;
+  return run;
+}
+
+}  // namespace detail
+
+// Draws from the posterior of model under the prior N(0, δ⁻¹I) by HMC (top of this file), with
+// the diagnostics of mcmc_diagnostics.hpp. rng gives each chain its stream (it is advanced by
+// `chains` draws). Throws std::invalid_argument for bad options (naming the field and value), an
+// empty model or an `initial` of the wrong size or not finite, and std::domain_error if U is not
+// finite where a chain starts. Divergent transitions are counted, not thrown.
+// Cost: chains × (warmup + draws) × L gradients of the total loss (plus a few per adaptation
+// window), spread over the threads by chain; the diagnostics O(P·S log S), S = chains × draws;
+// the covariance O(S·P²).
+template <class Model>
+HmcResult hmc(const Model& model, const HmcOptions& options, Rng& rng) {
+  static_assert(nn::require_separable_model<Model>());
+  const std::string who = "ngvi::vi::hmc";
+  options.validate(who);
+  if (model.num_examples() < 1) throw std::invalid_argument(who + ": the model has no examples");
+  if (options.initial.size() > 0) {
+    nn::check_theta_size(options.initial.size(), model.num_params(), who, "initial");
+    if (!options.initial.allFinite())
+      throw std::invalid_argument(who + ": the initial θ is not finite");
+  }
+  const auto chains = static_cast<std::size_t>(options.chains);
+  std::vector<Rng> streams;
+  streams.reserve(chains);
+  for (std::size_t c = 0; c < chains; ++c) streams.emplace_back(rng());
+  std::vector<detail::ChainRun> runs(chains);
+  ad::parallel_blocks(
+      options.chains, ad::parallel_options(options), [&](Eigen::Index begin, Eigen::Index end) {
+        for (Eigen::Index c = begin; c < end; ++c) {
+          const auto k = static_cast<std::size_t>(c);
+          runs[k] = detail::run_chain(model, options, static_cast<int>(c), streams[k]);
+        }
+      });
+  HmcResult r;
+  const Eigen::Index P = model.num_params();
+  for (detail::ChainRun& run : runs) {
+    r.divergences += run.summary.divergences;
+    r.chains.push_back(run.summary);
+    r.draws.push_back(std::move(run.draws));
+  }
+  const Eigen::Index S = static_cast<Eigen::Index>(chains) * options.draws;
+  Eigen::MatrixXd pooled(S, P);
+  for (std::size_t c = 0; c < chains; ++c)
+    pooled.middleRows(static_cast<Eigen::Index>(c) * options.draws, options.draws) = r.draws[c];
+  r.mean = pooled.colwise().mean().transpose();
+  const Eigen::MatrixXd centred = pooled.rowwise() - r.mean.transpose();
+  r.covariance = centred.transpose() * centred / static_cast<double>(S - 1);
+  r.rhat.resize(P);
+  r.ess_bulk.resize(P);
+  r.ess_mean.resize(P);
+  r.mc_standard_error.resize(P);
+  for (Eigen::Index j = 0; j < P; ++j) {
+    const Eigen::MatrixXd d = r.parameter_draws(j);
+    r.rhat(j) = rank_normalized_rhat(d);
+    r.ess_bulk(j) = bulk_effective_sample_size(d);
+    r.ess_mean(j) = effective_sample_size(d);
+    r.mc_standard_error(j) = std::sqrt(r.covariance(j, j) / r.ess_mean(j));
+  }
+  return r;
+}
+
+}  // namespace ngvi::vi
