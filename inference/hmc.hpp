@@ -51,6 +51,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -145,7 +146,8 @@ struct HmcResult {
   std::vector<Eigen::MatrixXd> draws;
   std::vector<HmcChainSummary> chains;
   // Per parameter: Vehtari et al. 2021's R-hat (converged at <= 1.01), bulk-ESS, the ESS of the
-  // split chains of the raw draws and the Monte-Carlo standard error of the mean, sd/√ESS.
+  // split chains of the raw draws and the Monte-Carlo standard error of the mean, sd/√ESS. NaN
+  // for a parameter whose draws are all equal (e.g. every transition diverged).
   Eigen::VectorXd rhat;
   Eigen::VectorXd ess_bulk;
   Eigen::VectorXd ess_mean;

@@ -6,6 +6,7 @@
 // matrix, divergences counted (never NaN draws), the same bits for 1 and 2 threads, the
 // predictive of the draws against the exact predictive, and bad options naming their field.
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -92,13 +93,13 @@ struct GridMoments {
   MatrixXd covariance = MatrixXd::Zero(2, 2);
 };
 
-// Mean and covariance of ∝ exp(−U) by the trapezoid (here: plain Riemann, the same for a
-// integrand that vanishes at the box's edge) rule on a k × k grid over the box centre ± half.
+// Mean and covariance of the density ∝ exp(−U) by the Riemann sum on a k × k grid over the box
+// centre ± half (the trapezoid rule, for an integrand that vanishes at the box's edge).
 GridMoments grid_moments(const vi::problems::LogisticRegression2d& p, const VectorXd& centre,
                          const VectorXd& half, int k) {
   std::vector<double> u(static_cast<std::size_t>(k * k));
   const auto node = [&](int d, int i) { return centre(d) - half(d) + 2.0 * half(d) * i / (k - 1); };
-  double u_min = INFINITY;
+  double u_min = std::numeric_limits<double>::infinity();
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < k; ++j) {
       const double v = logistic_potential(p, node(0, i), node(1, j));
@@ -133,6 +134,11 @@ BOOST_AUTO_TEST_CASE(conjugate_regression_matches_the_exact_posterior) {
   BOOST_TEST(r.max_rhat() < 1.01);
   BOOST_TEST(r.min_ess_bulk() > 400.0);
   check_moments(r, c.mean(), c.covariance());
+  // The bound has power: the posterior under δ = 4 instead of 1 (means shrunk by a few percent)
+  // lies many standard errors away in some coordinate.
+  const ConjugateLinear wrong = ngvi::test::make_conjugate_linear(40, 3, 4.0, 4.0, 17);
+  const VectorXd z = (r.mean - wrong.mean()).cwiseAbs().cwiseQuotient(r.mc_standard_error);
+  BOOST_TEST(z.maxCoeff() > 10.0, "largest |mean − wrong mean|/se = " << z.maxCoeff());
   // The pooled mean and covariance are those of the draws.
   const MatrixXd d0 = r.parameter_draws(0);
   BOOST_TEST(std::abs(r.mean(0) - d0.mean()) <= 1e-12);
@@ -141,11 +147,16 @@ BOOST_AUTO_TEST_CASE(conjugate_regression_matches_the_exact_posterior) {
 BOOST_AUTO_TEST_CASE(logistic_regression_matches_grid_quadrature) {
   const auto p = vi::problems::make_logistic_regression_2d();
   // Quadrature independent of HMC: a coarse grid over the prior's ±8 sd locates the posterior,
-  // then a 301 × 301 grid over its mean ± 12 sd (the integrand is below e⁻⁷⁰ at the edges).
+  // then grids over its mean ± 12 sd (the log-concave integrand is negligible at the edges; a
+  // Riemann sum of a smooth, decayed integrand converges geometrically, which the two grid sizes
+  // confirm).
   const GridMoments coarse = grid_moments(
-      p, VectorXd::Zero(2), VectorXd::Constant(2, 8.0 / std::sqrt(p.prior_precision)), 321);
-  const GridMoments exact =
-      grid_moments(p, coarse.mean, 12.0 * coarse.covariance.diagonal().cwiseSqrt(), 301);
+      p, VectorXd::Zero(2), VectorXd::Constant(2, 8.0 / std::sqrt(p.prior_precision)), 81);
+  const VectorXd half = 12.0 * coarse.covariance.diagonal().cwiseSqrt();
+  const GridMoments exact = grid_moments(p, coarse.mean, half, 145);
+  const GridMoments check = grid_moments(p, coarse.mean, half, 97);
+  BOOST_TEST((exact.mean - check.mean).norm() < 1e-9);
+  BOOST_TEST((exact.covariance - check.covariance).norm() < 1e-9);
   vi::Rng rng(6);
   const vi::HmcResult r = vi::hmc(p.model, short_run(p.prior_precision), rng);
   BOOST_TEST(r.divergences == 0);
@@ -277,13 +288,17 @@ BOOST_AUTO_TEST_CASE(bad_options_throw_naming_the_field) {
                        "initial_step_size");
   check_error_mentions(run([](vi::HmcOptions& o) { o.step_size_jitter = 1.0; }),
                        "step_size_jitter");
-  check_error_mentions(run([](vi::HmcOptions& o) { o.prior_precision = NAN; }), "prior_precision");
+  check_error_mentions(
+      run([](vi::HmcOptions& o) { o.prior_precision = std::numeric_limits<double>::quiet_NaN(); }),
+      "prior_precision");
   check_error_mentions(run([](vi::HmcOptions& o) { o.adapt_kappa = 0.0; }), "adapt_kappa");
   check_error_mentions(run([](vi::HmcOptions& o) { o.max_energy_error = 0.0; }),
                        "max_energy_error");
   check_error_mentions(run([](vi::HmcOptions& o) { o.threads = -1; }), "threads");
   check_error_mentions(run([](vi::HmcOptions& o) { o.initial = VectorXd::Zero(3); }), "initial");
-  check_error_mentions(run([](vi::HmcOptions& o) { o.initial = VectorXd::Constant(4, INFINITY); }),
+  check_error_mentions(run([](vi::HmcOptions& o) {
+                         o.initial = VectorXd::Constant(4, std::numeric_limits<double>::infinity());
+                       }),
                        "not finite");
   check_error_mentions(run([](vi::HmcOptions& o) { o.chains = 0; }), "ngvi::vi::hmc");
 }
