@@ -10,13 +10,24 @@
 // Dynamics (Neal 2011, "MCMC using Hamiltonian dynamics"). With momentum p ~ N(0, M), M = diag(m)
 // the mass matrix and M⁻¹ = diag(v) its inverse (the "inverse metric"), the Hamiltonian is
 //   H(θ, p) = U(θ) + ½ pᵀM⁻¹p,
-// integrated by L leapfrog steps of size ε,
+// integrated by leapfrog steps of size ε,
 //   p ← p − (ε/2)∇U(θ);  θ ← θ + εM⁻¹p;  p ← p − (ε/2)∇U(θ),
-// and the end point (θ', p') accepted with probability α = min(1, exp(H(θ, p) − H(θ', p'))),
-// else the chain stays at θ (static HMC with a Metropolis correction). ε is jittered uniformly in
-// [(1 − j)ε, (1 + j)ε] each iteration (Neal 2011, §5.4.2.2), which breaks the periodic
-// trajectories a fixed εL can fall into. A transition is DIVERGENT when the energy error
-// H(θ', p') − H(θ, p) exceeds max_energy_error or is not finite (Stan's rule): it is rejected and
+// which keep volume and are reversible, so the energy error ΔH = H(θ', p') − H(θ, p) is all that
+// a correction has to undo. Two ways to choose the trajectory (HmcAlgorithm):
+//   static_hmc — L steps, and the end point accepted with probability α = min(1, e^{−ΔH}),
+//     else the chain stays at θ (Neal 2011);
+//   nuts — the No-U-Turn sampler (Hoffman & Gelman 2014) in Stan's multinomial form (Betancourt
+//     2017, "A Conceptual Introduction to Hamiltonian Monte Carlo"): the trajectory is
+//     doubled, forwards or backwards at random, until the generalised no-U-turn criterion
+//     p♯₋ · ρ > 0 and p♯₊ · ρ > 0 (ρ the summed momenta, p♯ = M⁻¹p at the two ends) fails on the
+//     whole trajectory or on any subtree, a step diverges, or max_tree_depth doublings are done;
+//     the next state is drawn from the trajectory's points with weights e^{−H} (biased towards
+//     the new half at each doubling), and its acceptance statistic is α = mean over the new
+//     points of min(1, e^{−ΔH}), as Stan's.
+// ε is jittered uniformly in [(1 − j)ε, (1 + j)ε] each iteration (as Neal 2011 recommends), which
+// breaks the periodic trajectories a fixed εL can fall into. A step is DIVERGENT when its energy
+// error exceeds max_energy_error or is not finite (Stan's rule): the transition is then rejected
+// (static HMC) or its tree stops growing and keeps only the points before (NUTS), and it is
 // counted, so a non-finite energy never reaches the draws.
 //
 // Adaptation during warmup (Stan's scheme, the reference design):
@@ -32,14 +43,14 @@
 //     stretched to end adapt_term_buffer iterations before the end of warmup (a short warmup
 //     uses Stan's 15 % / 75 % / 10 % split instead); after each window ε₀ is searched again and
 //     the dual averaging restarted. With warmup < 20 only the step size is adapted.
-// NUTS is not implemented: the trajectory length is the fixed L (× the jittered ε).
 //
 // Chains and threads. Chain c's generator is Rng(rng()), the c-th draw of the caller's rng
-// taken on the calling thread before any chain runs; chain c draws only from it (its initial θ
-// from the model's own initialisation, then for each iteration P momentum normals, one jitter
-// and one acceptance uniform, in that order). The chains run as independent tasks over oneTBB
-// (ad::parallel_blocks) and each writes only its own outputs, so the result is bitwise the same
-// for any number of threads.
+// taken on the calling thread before any chain runs; chain c draws only from it, in a fixed order
+// (its initial θ from the model's own initialisation; P momentum normals per step-size search
+// trial; per iteration P momentum normals and one jitter uniform, then one acceptance uniform for
+// static HMC, or for NUTS one uniform per doubling's direction and per multinomial choice). The
+// chains run as independent tasks over oneTBB (ad::parallel_blocks) and each writes only its own
+// outputs, so the result is bitwise the same for any number of threads.
 //
 // Output: every chain's post-warmup draws, per-parameter R-hat (Vehtari et al. 2021's rank-
 // normalised split R-hat), bulk-ESS and the ESS of the mean with its Monte-Carlo standard error,
@@ -70,14 +81,35 @@
 
 namespace ngvi::vi {
 
+// How a transition chooses its trajectory (top of this file).
+enum class HmcAlgorithm {
+  static_hmc,  // L = leapfrog_steps steps and a Metropolis correction
+  nuts,        // the No-U-Turn sampler: doubling until the trajectory turns back
+};
+
+inline const char* to_string(HmcAlgorithm a) {
+  switch (a) {
+    case HmcAlgorithm::static_hmc:
+      return "static_hmc";
+    case HmcAlgorithm::nuts:
+      return "nuts";
+  }
+  return "unknown";
+}
+
 struct HmcOptions {
+  // NUTS by default (as Stan): it needs no trajectory length, which for a network's posterior,
+  // with scales that differ along it, no fixed L suits.
+  HmcAlgorithm algorithm = HmcAlgorithm::nuts;
   // Independent chains. 4, as Stan: enough for R-hat to see a chain that is stuck elsewhere.
   int chains = 4;
   // Warmup (adaptation) iterations per chain, discarded; and the draws kept per chain after it.
   int warmup = 1000;
   int draws = 1000;
-  // L, leapfrog steps per transition.
+  // Static HMC: L, the leapfrog steps per transition.
   int leapfrog_steps = 16;
+  // NUTS: at most 2^max_tree_depth leapfrog steps per transition (Stan: 10).
+  int max_tree_depth = 10;
   // δ of the prior N(0, δ⁻¹I): the ½δ‖θ‖² of the potential U.
   double prior_precision = 1.0;
   // δ_a, the mean acceptance statistic the dual averaging aims at during warmup. 0.8, as Stan.
@@ -113,6 +145,10 @@ struct HmcOptions {
     detail::check_at_least(who, "warmup", warmup, 0);
     detail::check_at_least(who, "draws", draws, 8);
     detail::check_at_least(who, "leapfrog_steps", leapfrog_steps, 1);
+    detail::check_at_least(who, "max_tree_depth", max_tree_depth, 1);
+    if (algorithm != HmcAlgorithm::static_hmc && algorithm != HmcAlgorithm::nuts)
+      detail::throw_bad_option(who, "algorithm", "static_hmc or nuts",
+                               std::to_string(static_cast<int>(algorithm)));
     detail::check_positive_finite(who, "prior_precision", prior_precision);
     if (!(target_acceptance > 0.0 && target_acceptance < 1.0))
       detail::throw_bad_option(who, "target_acceptance", "in (0, 1)",
@@ -139,6 +175,9 @@ struct HmcChainSummary {
   double acceptance_rate = 0.0;    // mean acceptance statistic α over the kept draws
   Eigen::Index divergences = 0;    // divergent transitions among the kept draws
   Eigen::Index warmup_divergences = 0;
+  double mean_leapfrog_steps = 0.0;      // gradients per kept draw
+  double mean_tree_depth = 0.0;          // NUTS: doublings per kept draw (0 for static HMC)
+  Eigen::Index max_tree_depth_hits = 0;  // NUTS: kept draws whose tree reached max_tree_depth
 };
 
 struct HmcResult {
@@ -335,10 +374,12 @@ struct ChainRun {
 struct Transition {
   double accept_stat = 0.0;
   bool divergent = false;
+  int leapfrog_steps = 0;  // gradients spent
+  int tree_depth = 0;      // NUTS: the doublings done (0 for static HMC)
 };
 template <class Model>
-Transition hmc_transition(const Model& model, const HmcOptions& o, HmcPoint& x, double eps,
-                          const Eigen::VectorXd& v, Rng& rng) {
+Transition static_transition(const Model& model, const HmcOptions& o, HmcPoint& x, double eps,
+                             const Eigen::VectorXd& v, Rng& rng) {
   Eigen::VectorXd p = draw_momentum(rng, v);
   const double jittered = eps * (1.0 + o.step_size_jitter * uniform_real(rng, -1.0, 1.0));
   const double log_u = std::log(uniform_real(rng, 0.0, 1.0));
@@ -346,15 +387,169 @@ Transition hmc_transition(const Model& model, const HmcOptions& o, HmcPoint& x, 
   HmcPoint y = x;
   const double h1 = leapfrog(model, o.prior_precision, y, p, jittered, o.leapfrog_steps, v);
   const double error = h1 - h0;
-  if (!std::isfinite(error) || error > o.max_energy_error) return {0.0, true};
+  if (!std::isfinite(error) || error > o.max_energy_error) return {0.0, true, o.leapfrog_steps, 0};
   const double accept = error <= 0.0 ? 1.0 : std::exp(-error);
   if (log_u < -error) x = std::move(y);
-  return {accept, false};
+  return {accept, false, o.leapfrog_steps, 0};
+}
+
+// log(eᵃ + eᵇ), −∞ allowed.
+inline double log_sum_exp(double a, double b) {
+  if (a == -std::numeric_limits<double>::infinity()) return b;
+  if (b == -std::numeric_limits<double>::infinity()) return a;
+  const double m = std::max(a, b);
+  return m + std::log(std::exp(a - m) + std::exp(b - m));
+}
+
+// One NUTS transition (top of this file), Stan's multinomial form: the trajectory doubles in a
+// random direction until the generalised no-U-turn criterion fails at some level of the tree, a
+// transition diverges, or max_tree_depth doublings are done; the new state is drawn from the
+// trajectory in proportion to exp(−H), biased towards the newest subtree at the top level.
+template <class Model>
+class NutsTransition {
+ public:
+  NutsTransition(const Model& model, const HmcOptions& o, double eps, const Eigen::VectorXd& v,
+                 Rng& rng)
+      : model_(model), o_(o), eps_(eps), v_(v), rng_(rng) {}
+
+  Transition run(HmcPoint& x) {
+    const Eigen::Index P = x.theta.size();
+    Eigen::VectorXd p = draw_momentum(rng_, v_);
+    eps_ *= 1.0 + o_.step_size_jitter * uniform_real(rng_, -1.0, 1.0);
+    h0_ = x.potential + kinetic_energy(p, v_);
+    z_ = x;
+    p_ = p;
+    HmcPoint z_fwd = x, z_bck = x, z_sample = x, z_propose = x;
+    Eigen::VectorXd pz_fwd = p, pz_bck = p;  // momenta at the two ends
+    Eigen::VectorXd p_fwd_fwd = p, p_fwd_bck = p, p_bck_fwd = p, p_bck_bck = p;
+    const Eigen::VectorXd sharp = v_.cwiseProduct(p);
+    Eigen::VectorXd ps_fwd_fwd = sharp, ps_fwd_bck = sharp, ps_bck_fwd = sharp, ps_bck_bck = sharp;
+    Eigen::VectorXd rho = p;
+    double log_sum_weight = 0.0;  // the initial point's weight, exp(H0 − H0)
+    int depth = 0;
+    while (depth < o_.max_tree_depth) {
+      Eigen::VectorXd rho_fwd = Eigen::VectorXd::Zero(P), rho_bck = Eigen::VectorXd::Zero(P);
+      double log_sum_weight_subtree = -std::numeric_limits<double>::infinity();
+      bool valid = false;
+      if (uniform_real(rng_, 0.0, 1.0) > 0.5) {
+        z_ = z_fwd;
+        p_ = pz_fwd;
+        rho_bck = rho;
+        p_bck_fwd = p_fwd_bck;
+        ps_bck_fwd = ps_fwd_bck;
+        valid = build_tree(depth, z_propose, ps_fwd_bck, ps_fwd_fwd, rho_fwd, p_fwd_bck, p_fwd_fwd,
+                           1.0, log_sum_weight_subtree);
+        z_fwd = z_;
+        pz_fwd = p_;
+      } else {
+        z_ = z_bck;
+        p_ = pz_bck;
+        rho_fwd = rho;
+        p_fwd_bck = p_bck_fwd;
+        ps_fwd_bck = ps_bck_fwd;
+        valid = build_tree(depth, z_propose, ps_bck_fwd, ps_bck_bck, rho_bck, p_bck_fwd, p_bck_bck,
+                           -1.0, log_sum_weight_subtree);
+        z_bck = z_;
+        pz_bck = p_;
+      }
+      if (!valid) break;
+      ++depth;
+      if (log_sum_weight_subtree > log_sum_weight) {
+        z_sample = z_propose;
+      } else if (uniform_real(rng_, 0.0, 1.0) < std::exp(log_sum_weight_subtree - log_sum_weight)) {
+        z_sample = z_propose;
+      }
+      log_sum_weight = log_sum_exp(log_sum_weight, log_sum_weight_subtree);
+      rho = rho_bck + rho_fwd;
+      bool persist = no_u_turn(ps_bck_bck, ps_fwd_fwd, rho);
+      persist = persist && no_u_turn(ps_bck_bck, ps_fwd_bck, rho_bck + p_fwd_bck);
+      persist = persist && no_u_turn(ps_bck_fwd, ps_fwd_fwd, rho_fwd + p_bck_fwd);
+      if (!persist) break;
+    }
+    x = std::move(z_sample);
+    return {n_leapfrog_ > 0 ? sum_metro_prob_ / n_leapfrog_ : 0.0, divergent_, n_leapfrog_, depth};
+  }
+
+ private:
+  // The generalised no-U-turn criterion across a (sub)trajectory with summed momentum rho and
+  // end velocities M⁻¹p at its two ends (Betancourt 2017).
+  static bool no_u_turn(const Eigen::VectorXd& sharp_minus, const Eigen::VectorXd& sharp_plus,
+                        const Eigen::VectorXd& rho) {
+    return sharp_plus.dot(rho) > 0.0 && sharp_minus.dot(rho) > 0.0;
+  }
+
+  // Extends the trajectory from (z_, p_) by 2^depth leapfrog steps in direction `sign`, as
+  // Stan's base_nuts::build_tree; false if the subtree diverged or turned back on itself.
+  bool build_tree(int depth, HmcPoint& z_propose, Eigen::VectorXd& sharp_beg,
+                  Eigen::VectorXd& sharp_end, Eigen::VectorXd& rho, Eigen::VectorXd& p_beg,
+                  Eigen::VectorXd& p_end, double sign, double& log_sum_weight) {
+    const Eigen::Index P = rho.size();
+    if (depth == 0) {
+      double h = leapfrog(model_, o_.prior_precision, z_, p_, sign * eps_, 1, v_);
+      ++n_leapfrog_;
+      if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
+      if (!(h - h0_ <= o_.max_energy_error)) divergent_ = true;
+      log_sum_weight = log_sum_exp(log_sum_weight, h0_ - h);
+      sum_metro_prob_ += h0_ - h > 0.0 ? 1.0 : std::exp(h0_ - h);
+      z_propose = z_;
+      sharp_beg = v_.cwiseProduct(p_);
+      sharp_end = sharp_beg;
+      rho += p_;
+      p_beg = p_;
+      p_end = p_beg;
+      return !divergent_;
+    }
+    double log_sum_weight_init = -std::numeric_limits<double>::infinity();
+    Eigen::VectorXd p_init_end(P), sharp_init_end(P), rho_init = Eigen::VectorXd::Zero(P);
+    if (!build_tree(depth - 1, z_propose, sharp_beg, sharp_init_end, rho_init, p_beg, p_init_end,
+                    sign, log_sum_weight_init))
+      return false;
+    HmcPoint z_propose_final = z_;
+    double log_sum_weight_final = -std::numeric_limits<double>::infinity();
+    Eigen::VectorXd p_final_beg(P), sharp_final_beg(P), rho_final = Eigen::VectorXd::Zero(P);
+    if (!build_tree(depth - 1, z_propose_final, sharp_final_beg, sharp_end, rho_final, p_final_beg,
+                    p_end, sign, log_sum_weight_final))
+      return false;
+    const double log_sum_weight_subtree = log_sum_exp(log_sum_weight_init, log_sum_weight_final);
+    log_sum_weight = log_sum_exp(log_sum_weight, log_sum_weight_subtree);
+    if (log_sum_weight_final > log_sum_weight_subtree) {
+      z_propose = std::move(z_propose_final);
+    } else if (uniform_real(rng_, 0.0, 1.0) <
+               std::exp(log_sum_weight_final - log_sum_weight_subtree)) {
+      z_propose = std::move(z_propose_final);
+    }
+    const Eigen::VectorXd rho_subtree = rho_init + rho_final;
+    rho += rho_subtree;
+    bool persist = no_u_turn(sharp_beg, sharp_end, rho_subtree);
+    persist = persist && no_u_turn(sharp_beg, sharp_final_beg, rho_init + p_final_beg);
+    persist = persist && no_u_turn(sharp_init_end, sharp_end, rho_final + p_init_end);
+    return persist;
+  }
+
+  const Model& model_;
+  const HmcOptions& o_;
+  double eps_;
+  const Eigen::VectorXd& v_;
+  Rng& rng_;
+  double h0_ = 0.0;
+  HmcPoint z_;         // the integrator's current point
+  Eigen::VectorXd p_;  // and momentum
+  int n_leapfrog_ = 0;
+  double sum_metro_prob_ = 0.0;
+  bool divergent_ = false;
+};
+
+// One transition of o.algorithm from x (x updated in place).
+template <class Model>
+Transition hmc_transition(const Model& model, const HmcOptions& o, HmcPoint& x, double eps,
+                          const Eigen::VectorXd& v, Rng& rng) {
+  if (o.algorithm == HmcAlgorithm::nuts) return NutsTransition<Model>(model, o, eps, v, rng).run(x);
+  return static_transition(model, o, x, eps, v, rng);
 }
 
 // One chain: warmup with adaptation, then o.draws transitions kept. Throws std::domain_error if
-// U or ∇U is not finite at the initial θ. Cost: (warmup + draws)·L gradients, plus one per
-// step-size search trial.
+// U or ∇U is not finite at the initial θ. Cost: (warmup + draws) transitions, plus one gradient
+// per step-size search trial.
 template <class Model>
 ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng) {
   const Eigen::Index P = model.num_params();
@@ -399,14 +594,19 @@ ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng)
   run.summary.step_size = eps;
   run.summary.inverse_metric = v;
   run.draws.resize(o.draws, P);
-  double accept = 0.0;
+  double accept = 0.0, steps = 0.0, depth = 0.0;
   for (int t = 0; t < o.draws; ++t) {
     const Transition tr = hmc_transition(model, o, x, eps, v, rng);
     accept += tr.accept_stat;
+    steps += tr.leapfrog_steps;
+    depth += tr.tree_depth;
     run.summary.divergences += tr.divergent ? 1 : 0;
+    run.summary.max_tree_depth_hits += tr.tree_depth >= o.max_tree_depth ? 1 : 0;
     run.draws.row(t) = x.theta.transpose();
   }
   run.summary.acceptance_rate = accept / o.draws;
+  run.summary.mean_leapfrog_steps = steps / o.draws;
+  run.summary.mean_tree_depth = depth / o.draws;
   return run;
 }
 
@@ -417,9 +617,10 @@ ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng)
 // `chains` draws). Throws std::invalid_argument for bad options (naming the field and value), an
 // empty model or an `initial` of the wrong size or not finite, and std::domain_error if U is not
 // finite where a chain starts. Divergent transitions are counted, not thrown.
-// Cost: chains × (warmup + draws) × L gradients of the total loss (plus a few per adaptation
-// window), spread over the threads by chain; the diagnostics O(P·S log S), S = chains × draws;
-// the covariance O(S·P²).
+// Cost: chains × (warmup + draws) transitions of L gradients of the total loss each (static HMC)
+// or 1 to 2^max_tree_depth (NUTS; HmcChainSummary::mean_leapfrog_steps says how many), plus a
+// few per adaptation window, spread over the threads by chain; the diagnostics O(P·S log S), S =
+// chains × draws; the covariance O(S·P²).
 template <class Model>
 HmcResult hmc(const Model& model, const HmcOptions& options, Rng& rng) {
   static_assert(nn::require_separable_model<Model>());

@@ -3,8 +3,9 @@
 // formulas) and the 2-D logistic regression's mean and covariance by a fine grid quadrature
 // written here. Every comparison is within Monte-Carlo error, the standard error computed from the
 // run's own effective sample size (mc_sigmas = 5 of them). Also: the adapted step size and mass
-// matrix, divergences counted (never NaN draws), the same bits for 1 and 2 threads, the
-// predictive of the draws against the exact predictive, and bad options naming their field.
+// matrix, NUTS's tree-depth cap, divergences counted (never NaN draws), the same bits for 1 and 2
+// threads, the predictive of the draws against the exact predictive, and bad options naming
+// their field. Static HMC and NUTS are both checked wherever the statement holds for both.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -33,8 +34,11 @@ namespace {
 
 ConjugateLinear conjugate() { return ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 17); }
 
-vi::HmcOptions short_run(double delta) {
+constexpr vi::HmcAlgorithm algorithms[] = {vi::HmcAlgorithm::nuts, vi::HmcAlgorithm::static_hmc};
+
+vi::HmcOptions short_run(double delta, vi::HmcAlgorithm algorithm) {
   vi::HmcOptions o;
+  o.algorithm = algorithm;
   o.chains = 4;
   o.warmup = 300;
   o.draws = 1000;
@@ -128,20 +132,24 @@ GridMoments grid_moments(const vi::problems::LogisticRegression2d& p, const Vect
 BOOST_AUTO_TEST_CASE(conjugate_regression_matches_the_exact_posterior) {
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
-  vi::Rng rng(5);
-  const vi::HmcResult r = vi::hmc(model, short_run(c.delta), rng);
-  BOOST_TEST(r.divergences == 0);
-  BOOST_TEST(r.max_rhat() < 1.01);
-  BOOST_TEST(r.min_ess_bulk() > 400.0);
-  check_moments(r, c.mean(), c.covariance());
   // The bound has power: the posterior under δ = 4 instead of 1 (means shrunk by a few percent)
   // lies many standard errors away in some coordinate.
   const ConjugateLinear wrong = ngvi::test::make_conjugate_linear(40, 3, 4.0, 4.0, 17);
-  const VectorXd z = (r.mean - wrong.mean()).cwiseAbs().cwiseQuotient(r.mc_standard_error);
-  BOOST_TEST(z.maxCoeff() > 10.0, "largest |mean − wrong mean|/se = " << z.maxCoeff());
-  // The pooled mean and covariance are those of the draws.
-  const MatrixXd d0 = r.parameter_draws(0);
-  BOOST_TEST(std::abs(r.mean(0) - d0.mean()) <= 1e-12);
+  for (const vi::HmcAlgorithm algorithm : algorithms) {
+    BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
+      vi::Rng rng(5);
+      const vi::HmcResult r = vi::hmc(model, short_run(c.delta, algorithm), rng);
+      BOOST_TEST(r.divergences == 0);
+      BOOST_TEST(r.max_rhat() < 1.01);
+      BOOST_TEST(r.min_ess_bulk() > 400.0);
+      check_moments(r, c.mean(), c.covariance());
+      const VectorXd z = (r.mean - wrong.mean()).cwiseAbs().cwiseQuotient(r.mc_standard_error);
+      BOOST_TEST(z.maxCoeff() > 10.0, "largest |mean − wrong mean|/se = " << z.maxCoeff());
+      // The pooled mean and covariance are those of the draws.
+      const MatrixXd d0 = r.parameter_draws(0);
+      BOOST_TEST(std::abs(r.mean(0) - d0.mean()) <= 1e-12);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(logistic_regression_matches_grid_quadrature) {
@@ -157,82 +165,119 @@ BOOST_AUTO_TEST_CASE(logistic_regression_matches_grid_quadrature) {
   const GridMoments check = grid_moments(p, coarse.mean, half, 97);
   BOOST_TEST((exact.mean - check.mean).norm() < 1e-9);
   BOOST_TEST((exact.covariance - check.covariance).norm() < 1e-9);
-  vi::Rng rng(6);
-  const vi::HmcResult r = vi::hmc(p.model, short_run(p.prior_precision), rng);
-  BOOST_TEST(r.divergences == 0);
-  BOOST_TEST(r.max_rhat() < 1.01);
-  BOOST_TEST_MESSAGE("quadrature mean " << exact.mean.transpose() << ", HMC " << r.mean.transpose()
-                                        << " ± " << r.mc_standard_error.transpose());
-  check_moments(r, exact.mean, exact.covariance);
+  for (const vi::HmcAlgorithm algorithm : algorithms) {
+    BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
+      vi::Rng rng(6);
+      const vi::HmcResult r = vi::hmc(p.model, short_run(p.prior_precision, algorithm), rng);
+      BOOST_TEST(r.divergences == 0);
+      BOOST_TEST(r.max_rhat() < 1.01);
+      BOOST_TEST_MESSAGE(vi::to_string(algorithm)
+                         << ": quadrature mean " << exact.mean.transpose() << ", HMC "
+                         << r.mean.transpose() << " ± " << r.mc_standard_error.transpose());
+      check_moments(r, exact.mean, exact.covariance);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(warmup_adapts_the_step_size_and_the_mass_matrix) {
   // The dual averaging aims at α = 0.8. Its averaged ε̄ lands the kept draws' mean acceptance
   // near that (not on it: the average leans on the early, oscillating iterates, so with Stan's
-  // short final buffer of 50 the acceptance usually comes out above the target, 0.9 or so);
-  // with a long final buffer it settles within ±0.1. The windowed estimate of diag(M⁻¹) is the
-  // posterior's marginal variances, up to the noise of the last (250-draw) window.
+  // short final buffer of 50 the acceptance usually comes out near 0.9, as in Stan); with a long
+  // final buffer it settles within ±0.1. The windowed estimate of diag(M⁻¹) is the posterior's
+  // marginal variances, up to the noise of the last (250-draw) window.
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
-  vi::Rng rng(7);
-  vi::HmcOptions o = short_run(c.delta);
-  o.warmup = 800;
-  o.adapt_term_buffer = 300;
-  o.draws = 400;
-  const vi::HmcResult r = vi::hmc(model, o, rng);
   const VectorXd var = c.covariance().diagonal();
+  for (const vi::HmcAlgorithm algorithm : algorithms) {
+    BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
+      vi::Rng rng(7);
+      vi::HmcOptions o = short_run(c.delta, algorithm);
+      o.warmup = 800;
+      o.adapt_term_buffer = 300;
+      o.draws = 400;
+      const vi::HmcResult r = vi::hmc(model, o, rng);
+      for (const vi::HmcChainSummary& s : r.chains) {
+        BOOST_TEST_MESSAGE(vi::to_string(algorithm)
+                           << ": acceptance " << s.acceptance_rate << ", ε " << s.step_size);
+        BOOST_TEST(std::abs(s.acceptance_rate - 0.8) < 0.1, "acceptance " << s.acceptance_rate);
+        BOOST_TEST(s.step_size > 0.0);
+        for (Eigen::Index j = 0; j < var.size(); ++j)
+          BOOST_TEST(std::abs(std::log(s.inverse_metric(j) / var(j))) < std::log(1.5),
+                     "v" << j << " = " << s.inverse_metric(j) << " vs variance " << var(j));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(nuts_trees_stop_at_max_tree_depth) {
+  // This posterior wants trees of depth 2–3 at the adapted ε; capped at 1, every tree is one
+  // doubling (at most 2 leapfrog steps) and most reach the cap.
+  const ConjugateLinear c = conjugate();
+  const auto model = c.model();
+  vi::HmcOptions o = short_run(c.delta, vi::HmcAlgorithm::nuts);
+  o.warmup = 100;
+  o.draws = 100;
+  o.max_tree_depth = 1;
+  vi::Rng rng(11);
+  const vi::HmcResult r = vi::hmc(model, o, rng);
   for (const vi::HmcChainSummary& s : r.chains) {
-    BOOST_TEST_MESSAGE("acceptance " << s.acceptance_rate << ", ε " << s.step_size);
-    BOOST_TEST(std::abs(s.acceptance_rate - 0.8) < 0.1, "acceptance " << s.acceptance_rate);
-    BOOST_TEST(s.step_size > 0.0);
-    for (Eigen::Index j = 0; j < var.size(); ++j)
-      BOOST_TEST(std::abs(std::log(s.inverse_metric(j) / var(j))) < std::log(1.5),
-                 "v" << j << " = " << s.inverse_metric(j) << " vs variance " << var(j));
+    BOOST_TEST(s.mean_tree_depth <= 1.0);
+    BOOST_TEST(s.mean_leapfrog_steps <= 2.0);
+    BOOST_TEST(s.max_tree_depth_hits > 50);
   }
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_energies_are_divergences_not_nans) {
   // ε = 50 on a posterior of scale ~0.1 without warmup: every trajectory explodes to ±∞ or NaN.
-  // Each transition is a counted divergence and rejected, so the chain stays at its start.
+  // Each transition is a counted divergence and keeps the chain where it is (static HMC rejects;
+  // NUTS stops at its first step, whose tree holds only the start).
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
-  vi::HmcOptions o = short_run(c.delta);
-  o.warmup = 0;
-  o.draws = 20;
-  o.initial_step_size = 50.0;
-  o.initial = VectorXd::Constant(4, 0.1);
-  vi::Rng rng(8);
-  const vi::HmcResult r = vi::hmc(model, o, rng);
-  BOOST_TEST(r.divergences == 4 * 20);
-  for (std::size_t ch = 0; ch < r.draws.size(); ++ch) {
-    BOOST_TEST(r.chains[ch].divergences == 20);
-    BOOST_TEST(r.chains[ch].acceptance_rate == 0.0);
-    BOOST_TEST(r.draws[ch].allFinite());
-    for (Eigen::Index t = 0; t < r.draws[ch].rows(); ++t)
-      BOOST_TEST((r.draws[ch].row(t).transpose() == o.initial));
+  for (const vi::HmcAlgorithm algorithm : algorithms) {
+    BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
+      vi::HmcOptions o = short_run(c.delta, algorithm);
+      o.warmup = 0;
+      o.draws = 20;
+      o.initial_step_size = 50.0;
+      o.initial = VectorXd::Constant(4, 0.1);
+      vi::Rng rng(8);
+      const vi::HmcResult r = vi::hmc(model, o, rng);
+      BOOST_TEST(r.divergences == 4 * 20);
+      for (std::size_t ch = 0; ch < r.draws.size(); ++ch) {
+        BOOST_TEST(r.chains[ch].divergences == 20);
+        BOOST_TEST(r.chains[ch].acceptance_rate == 0.0);
+        BOOST_TEST(r.draws[ch].allFinite());
+        for (Eigen::Index t = 0; t < r.draws[ch].rows(); ++t)
+          BOOST_TEST((r.draws[ch].row(t).transpose() == o.initial));
+      }
+    }
   }
 }
 
 BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
-  vi::HmcOptions o = short_run(c.delta);
-  o.chains = 3;
-  o.warmup = 60;
-  o.draws = 40;
-  std::vector<vi::HmcResult> runs;
-  for (const int threads : {1, 2}) {
-    o.threads = threads;
-    vi::Rng rng(9);
-    runs.push_back(vi::hmc(model, o, rng));
+  for (const vi::HmcAlgorithm algorithm : algorithms) {
+    BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
+      vi::HmcOptions o = short_run(c.delta, algorithm);
+      o.chains = 3;
+      o.warmup = 60;
+      o.draws = 40;
+      std::vector<vi::HmcResult> runs;
+      for (const int threads : {1, 2}) {
+        o.threads = threads;
+        vi::Rng rng(9);
+        runs.push_back(vi::hmc(model, o, rng));
+      }
+      for (std::size_t ch = 0; ch < 3; ++ch) {
+        BOOST_TEST((runs[0].draws[ch].array() == runs[1].draws[ch].array()).all());
+        BOOST_TEST(runs[0].chains[ch].step_size == runs[1].chains[ch].step_size);
+      }
+      BOOST_TEST((runs[0].rhat.array() == runs[1].rhat.array()).all());
+      // The chains are different streams: they do not repeat each other.
+      BOOST_TEST((runs[0].draws[0].array() != runs[0].draws[1].array()).any());
+    }
   }
-  for (std::size_t ch = 0; ch < 3; ++ch) {
-    BOOST_TEST((runs[0].draws[ch].array() == runs[1].draws[ch].array()).all());
-    BOOST_TEST(runs[0].chains[ch].step_size == runs[1].chains[ch].step_size);
-  }
-  BOOST_TEST((runs[0].rhat.array() == runs[1].rhat.array()).all());
-  // The chains are different streams: they do not repeat each other.
-  BOOST_TEST((runs[0].draws[0].array() != runs[0].draws[1].array()).any());
 }
 
 BOOST_AUTO_TEST_CASE(predictive_of_the_draws_matches_the_exact_predictive) {
@@ -241,7 +286,7 @@ BOOST_AUTO_TEST_CASE(predictive_of_the_draws_matches_the_exact_predictive) {
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
   vi::Rng rng(10);
-  const vi::HmcResult r = vi::hmc(model, short_run(c.delta), rng);
+  const vi::HmcResult r = vi::hmc(model, short_run(c.delta, vi::HmcAlgorithm::nuts), rng);
   const MatrixXd x_test = (MatrixXd(2, 3) << 0.5, -1.0, 2.0, 3.0, 0.0, -2.0).finished();
   const auto test = c.model_over(x_test, MatrixXd::Zero(2, 1));
   const nn::Standardizer identity{.mean = Eigen::RowVectorXd::Zero(1),
@@ -282,6 +327,9 @@ BOOST_AUTO_TEST_CASE(bad_options_throw_naming_the_field) {
   check_error_mentions(run([](vi::HmcOptions& o) { o.draws = 5; }), "draws must be >= 8, got 5");
   check_error_mentions(run([](vi::HmcOptions& o) { o.warmup = -1; }), "warmup");
   check_error_mentions(run([](vi::HmcOptions& o) { o.leapfrog_steps = 0; }), "leapfrog_steps");
+  check_error_mentions(run([](vi::HmcOptions& o) { o.max_tree_depth = 0; }), "max_tree_depth");
+  check_error_mentions(run([](vi::HmcOptions& o) { o.algorithm = vi::HmcAlgorithm(7); }),
+                       "algorithm must be static_hmc or nuts, got 7");
   check_error_mentions(run([](vi::HmcOptions& o) { o.target_acceptance = 1.0; }),
                        "target_acceptance must be in (0, 1), got 1");
   check_error_mentions(run([](vi::HmcOptions& o) { o.initial_step_size = -0.1; }),
