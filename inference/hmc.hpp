@@ -53,9 +53,9 @@
 // outputs, so the result is bitwise the same for any number of threads.
 //
 // Output: every chain's post-warmup draws, per-parameter R-hat (Vehtari et al. 2021's rank-
-// normalised split R-hat), bulk-ESS and the ESS of the mean with its Monte-Carlo standard error,
-// per-chain acceptance, divergences, step size and inverse metric, and the posterior mean and
-// covariance of the pooled draws. DrawsPosterior resamples the draws for the Monte-Carlo
+// normalised split R-hat), bulk- and tail-ESS, the ESS of the mean with its Monte-Carlo standard
+// error, per-chain acceptance, divergences, step size and inverse metric, and the posterior mean
+// and covariance of the pooled draws. DrawsPosterior resamples the draws for the Monte-Carlo
 // predictives of predictive.hpp.
 #pragma once
 
@@ -184,11 +184,12 @@ struct HmcResult {
   // draws[c] is chain c's post-warmup draws, one row per draw (draws × P).
   std::vector<Eigen::MatrixXd> draws;
   std::vector<HmcChainSummary> chains;
-  // Per parameter: Vehtari et al. 2021's R-hat (converged at <= 1.01), bulk-ESS, the ESS of the
-  // split chains of the raw draws and the Monte-Carlo standard error of the mean, sd/√ESS. NaN
-  // for a parameter whose draws are all equal (e.g. every transition diverged).
+  // Per parameter: Vehtari et al. 2021's R-hat (converged at <= 1.01), bulk-ESS and tail-ESS,
+  // the ESS of the split chains of the raw draws and the Monte-Carlo standard error of the mean,
+  // sd/√ESS. NaN for a parameter whose draws are all equal (e.g. every transition diverged).
   Eigen::VectorXd rhat;
   Eigen::VectorXd ess_bulk;
+  Eigen::VectorXd ess_tail;
   Eigen::VectorXd ess_mean;
   Eigen::VectorXd mc_standard_error;
   // Mean and covariance (divisor S − 1) of all S = chains × draws draws pooled.
@@ -205,6 +206,7 @@ struct HmcResult {
   }
   double max_rhat() const { return rhat.maxCoeff(); }
   double min_ess_bulk() const { return ess_bulk.minCoeff(); }
+  double min_ess_tail() const { return ess_tail.minCoeff(); }
 };
 
 // The pooled draws as a posterior for the Monte-Carlo predictives (predictive.hpp): sample(rng)
@@ -660,12 +662,14 @@ HmcResult hmc(const Model& model, const HmcOptions& options, Rng& rng) {
   r.covariance = centred.transpose() * centred / static_cast<double>(S - 1);
   r.rhat.resize(P);
   r.ess_bulk.resize(P);
+  r.ess_tail.resize(P);
   r.ess_mean.resize(P);
   r.mc_standard_error.resize(P);
   for (Eigen::Index j = 0; j < P; ++j) {
     const Eigen::MatrixXd d = r.parameter_draws(j);
     r.rhat(j) = rank_normalized_rhat(d);
     r.ess_bulk(j) = bulk_effective_sample_size(d);
+    r.ess_tail(j) = tail_effective_sample_size(d);
     r.ess_mean(j) = effective_sample_size(d);
     r.mc_standard_error(j) = std::sqrt(r.covariance(j, j) / r.ess_mean(j));
   }

@@ -34,7 +34,9 @@
 // effective_sample_size() is this on the split chains of the raw draws (the ESS that sets the
 // Monte-Carlo error of a posterior mean, sd/√ESS); bulk_effective_sample_size() is the same on
 // the rank-normalised split chains (Vehtari et al. 2021's bulk-ESS, defined also when the
-// variance is not).
+// variance is not); tail_effective_sample_size() is their tail-ESS, the smaller ESS of the
+// indicators I(θ ≤ q₀.₀₅) and I(θ ≤ q₀.₉₅) on the split chains (q the pooled quantiles), which
+// says how well the draws pin down the 5 % and 95 % quantiles.
 #pragma once
 
 #include <algorithm>
@@ -205,6 +207,17 @@ inline Eigen::MatrixXd fold_at_median(const Eigen::MatrixXd& draws) {
   return (draws.array() - median).abs().matrix();
 }
 
+// The p-quantile of all entries, interpolating between order statistics at (S − 1)p (the
+// usual "type 7" definition). Cost: a sort of the S entries.
+inline double pooled_quantile(const Eigen::MatrixXd& draws, double p) {
+  std::vector<double> v(draws.data(), draws.data() + draws.size());
+  std::sort(v.begin(), v.end());
+  const double h = (static_cast<double>(v.size()) - 1.0) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
 }  // namespace detail
 
 // The classic split R-hat of n×m draws (chains in columns; top of this file), without rank
@@ -238,6 +251,21 @@ inline double effective_sample_size(const Eigen::MatrixXd& draws) {
 inline double bulk_effective_sample_size(const Eigen::MatrixXd& draws) {
   detail::check_chain_draws(draws, "bulk_effective_sample_size");
   return detail::ess_of_chains(detail::rank_normalize(detail::split_chains(draws)));
+}
+
+// Vehtari et al. 2021's tail-ESS: min over p ∈ {0.05, 0.95} of the ESS of the split chains of
+// I(θ ≤ q_p) (top of this file); NaN when an indicator is constant. Throws as split_rhat.
+// Cost: a sort of the n·m draws and 4m FFTs.
+inline double tail_effective_sample_size(const Eigen::MatrixXd& draws) {
+  detail::check_chain_draws(draws, "tail_effective_sample_size");
+  const Eigen::MatrixXd split = detail::split_chains(draws);
+  double ess = std::numeric_limits<double>::infinity();
+  for (const double p : {0.05, 0.95}) {
+    const double q = detail::pooled_quantile(draws, p);
+    const Eigen::MatrixXd below = (split.array() <= q).cast<double>().matrix();
+    ess = std::min(ess, detail::ess_of_chains(below));
+  }
+  return ess;
 }
 
 }  // namespace ngvi::vi

@@ -1,9 +1,9 @@
 // Stan's convergence diagnostics (inference/mcmc_diagnostics.hpp) against series whose answer is
 // known: independent normal draws (R-hat → 1, ESS ≈ the number of draws), chains with shifted
 // means or different scales (R-hat well above 1, the scale difference seen only by the folded
-// tail R-hat), AR(1) series with known ρ (ESS ≈ n(1 − ρ)/(1 + ρ), above n for ρ < 0), the
-// FFT autocovariance against the direct sum, rank normalisation against Φ⁻¹ of the plotting
-// positions, and bad input.
+// tail R-hat), AR(1) series with known ρ (ESS ≈ n(1 − ρ)/(1 + ρ), above n for ρ < 0; bulk- and
+// tail-ESS far below n), the FFT autocovariance against the direct sum, rank normalisation
+// against Φ⁻¹ of the plotting positions, the pooled quantile, and bad input.
 #include <cmath>
 #include <stdexcept>
 
@@ -76,6 +76,7 @@ BOOST_AUTO_TEST_CASE(independent_draws_have_rhat_near_one_and_ess_near_n) {
     BOOST_TEST(std::abs(vi::rank_normalized_rhat(d) - 1.0) < 0.01);
     BOOST_TEST(std::abs(vi::effective_sample_size(d) / total - 1.0) < 0.15);
     BOOST_TEST(std::abs(vi::bulk_effective_sample_size(d) / total - 1.0) < 0.15);
+    BOOST_TEST(std::abs(vi::tail_effective_sample_size(d) / total - 1.0) < 0.15);
   }
 }
 
@@ -112,8 +113,20 @@ BOOST_AUTO_TEST_CASE(ar1_series_have_the_ess_of_their_autocorrelation_time) {
                "ρ = " << rho << ": ESS " << ess << " vs n(1 − ρ)/(1 + ρ) = " << expected);
     BOOST_TEST(std::abs(vi::split_rhat(d) - 1.0) < 0.02);
   }
-  // Strong autocorrelation: far fewer effective draws than draws.
-  BOOST_TEST(vi::effective_sample_size(ar1(5000, 4, 0.9, 12)) < 0.1 * 20000.0);
+  // Strong autocorrelation: far fewer effective draws than draws, for the mean, the bulk and
+  // the tails alike.
+  const MatrixXd slow = ar1(5000, 4, 0.9, 12);
+  BOOST_TEST(vi::effective_sample_size(slow) < 0.1 * 20000.0);
+  BOOST_TEST(vi::bulk_effective_sample_size(slow) < 0.1 * 20000.0);
+  BOOST_TEST(vi::tail_effective_sample_size(slow) < 0.2 * 20000.0);
+}
+
+BOOST_AUTO_TEST_CASE(pooled_quantile_interpolates_the_order_statistics) {
+  // 1..9 shuffled over 3 chains: q_p = 1 + 8p.
+  MatrixXd d(3, 3);
+  d << 5, 1, 9, 3, 7, 2, 8, 4, 6;
+  for (const double p : {0.0, 0.05, 0.5, 0.95, 1.0})
+    BOOST_TEST(std::abs(vi::detail::pooled_quantile(d, p) - (1.0 + 8.0 * p)) <= 1e-14);
 }
 
 BOOST_AUTO_TEST_CASE(bad_draws_throw) {
@@ -122,6 +135,8 @@ BOOST_AUTO_TEST_CASE(bad_draws_throw) {
   MatrixXd d = iid_normal(20, 2, 1);
   d(3, 1) = std::nan("");
   check_error_mentions([&] { vi::rank_normalized_rhat(d); }, "not all finite");
+  check_error_mentions([] { vi::tail_effective_sample_size(MatrixXd(3, 2)); },
+                       "ngvi::vi::tail_effective_sample_size: each chain needs at least 8 draws");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
