@@ -108,7 +108,8 @@ struct HmcOptions {
   int draws = 1000;
   // Static HMC: L, the leapfrog steps per transition.
   int leapfrog_steps = 16;
-  // NUTS: at most 2^max_tree_depth leapfrog steps per transition (Stan: 10).
+  // NUTS: at most max_tree_depth doublings, 2^max_tree_depth − 1 leapfrog steps, per transition
+  // (Stan: 10).
   int max_tree_depth = 10;
   // δ of the prior N(0, δ⁻¹I): the ½δ‖θ‖² of the potential U.
   double prior_precision = 1.0;
@@ -620,7 +621,7 @@ ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng)
 // empty model or an `initial` of the wrong size or not finite, and std::domain_error if U is not
 // finite where a chain starts. Divergent transitions are counted, not thrown.
 // Cost: chains × (warmup + draws) transitions of L gradients of the total loss each (static HMC)
-// or 1 to 2^max_tree_depth (NUTS; HmcChainSummary::mean_leapfrog_steps says how many), plus a
+// or 1 to 2^max_tree_depth − 1 (NUTS; HmcChainSummary::mean_leapfrog_steps says how many), plus a
 // few per adaptation window, spread over the threads by chain; the diagnostics O(P·S log S), S =
 // chains × draws; the covariance O(S·P²).
 template <class Model>

@@ -215,10 +215,13 @@ BOOST_AUTO_TEST_CASE(any_separable_model_a_correlated_gaussian) {
 
 BOOST_AUTO_TEST_CASE(warmup_adapts_the_step_size_and_the_mass_matrix) {
   // The dual averaging aims at α = 0.8. Its averaged ε̄ lands the kept draws' mean acceptance
-  // near that (not on it: the average leans on the early, oscillating iterates, so with Stan's
-  // short final buffer of 50 the acceptance usually comes out near 0.9, as in Stan); with a long
-  // final buffer it settles within ±0.1. The windowed estimate of diag(M⁻¹) is the posterior's
-  // marginal variances, up to the noise of the last (250-draw) window.
+  // near that, not on it: the average leans on the early, oscillating iterates, so the
+  // acceptance comes out above the target (with Stan's short final buffer of 50, near 0.9, as in
+  // Stan; here, with a final buffer of 300, 0.83–0.87 for NUTS and 0.86–0.89 for static HMC over
+  // seeds 7–10), hence ±0.12 on the chains' mean and ±0.15 per chain. The windowed estimate of
+  // diag(M⁻¹) is the posterior's marginal variances (about 0.006; M = I would be off 150-fold) up
+  // to the noise of the last, 250-draw window — a relative sd of some 12 %, so within a factor
+  // 1.75 (at most 1.35 over those seeds).
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
   const VectorXd var = c.covariance().diagonal();
@@ -230,33 +233,35 @@ BOOST_AUTO_TEST_CASE(warmup_adapts_the_step_size_and_the_mass_matrix) {
       o.adapt_term_buffer = 300;
       o.draws = 400;
       const vi::HmcResult r = vi::hmc(model, o, rng);
+      double mean_acceptance = 0.0;
       for (const vi::HmcChainSummary& s : r.chains) {
-        BOOST_TEST_MESSAGE(vi::to_string(algorithm)
-                           << ": acceptance " << s.acceptance_rate << ", ε " << s.step_size);
-        BOOST_TEST(std::abs(s.acceptance_rate - 0.8) < 0.1, "acceptance " << s.acceptance_rate);
+        mean_acceptance += s.acceptance_rate / static_cast<double>(r.chains.size());
+        BOOST_TEST(std::abs(s.acceptance_rate - 0.8) < 0.15, "acceptance " << s.acceptance_rate);
         BOOST_TEST(s.step_size > 0.0);
         for (Eigen::Index j = 0; j < var.size(); ++j)
-          BOOST_TEST(std::abs(std::log(s.inverse_metric(j) / var(j))) < std::log(1.5),
+          BOOST_TEST(std::abs(std::log(s.inverse_metric(j) / var(j))) < std::log(1.75),
                      "v" << j << " = " << s.inverse_metric(j) << " vs variance " << var(j));
       }
+      BOOST_TEST(std::abs(mean_acceptance - 0.8) < 0.12, "mean acceptance " << mean_acceptance);
     }
   }
 }
 
 BOOST_AUTO_TEST_CASE(nuts_trees_stop_at_max_tree_depth) {
-  // This posterior wants trees of depth 2–3 at the adapted ε; capped at 1, every tree is one
-  // doubling (at most 2 leapfrog steps) and most reach the cap.
+  // A tree of depth d holds 2^d − 1 leapfrog steps. This posterior wants depth 2–3 at the
+  // adapted ε; capped at 2, no tree has more than 3 steps and nearly all reach the cap.
   const ConjugateLinear c = conjugate();
   const auto model = c.model();
   vi::HmcOptions o = short_run(c.delta, vi::HmcAlgorithm::nuts);
   o.warmup = 100;
   o.draws = 100;
-  o.max_tree_depth = 1;
+  o.max_tree_depth = 2;
   vi::Rng rng(11);
   const vi::HmcResult r = vi::hmc(model, o, rng);
   for (const vi::HmcChainSummary& s : r.chains) {
-    BOOST_TEST(s.mean_tree_depth <= 1.0);
-    BOOST_TEST(s.mean_leapfrog_steps <= 2.0);
+    BOOST_TEST(s.mean_tree_depth <= 2.0);
+    BOOST_TEST(s.mean_leapfrog_steps <= 3.0);
+    BOOST_TEST(s.mean_leapfrog_steps > 2.0);
     BOOST_TEST(s.max_tree_depth_hits > 50);
   }
 }
