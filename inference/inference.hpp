@@ -1,6 +1,7 @@
 // Umbrella header of the inference module (namespace ngvi::vi): Gaussian posterior families,
 // the shared fit loop with its options, results, checkpoints and callbacks, the ELBO, and the
-// natural-gradient methods and baselines built on nn/ models.
+// natural-gradient methods and baselines built on nn/ models, and Hamiltonian Monte Carlo with
+// its convergence diagnostics.
 #pragma once
 
 #include <inference/adam.hpp>
@@ -11,10 +12,12 @@
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/hmc.hpp>
 #include <inference/ivon.hpp>
 #include <inference/laplace.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/map.hpp>
+#include <inference/mcmc_diagnostics.hpp>
 #include <inference/minibatch.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/mixture_predictive.hpp>
