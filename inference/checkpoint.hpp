@@ -4,7 +4,8 @@
 // checkpoint holds: where the loop is (iteration, epoch), the minibatch sampler's permutation and
 // position, the two generators (training draws, and the separate stream the history's ELBO uses,
 // so that recording history never changes training), the method's state as named arrays, the
-// history and the counters so far. encode()/decode() turn it into JSON text whose doubles
+// history and the counters so far, and the training loss at the start (the divergence rule's
+// reference). encode()/decode() turn it into JSON text whose doubles
 // round-trip exactly (nlohmann-json prints the shortest representation that reads back to the
 // same bits); a history number that is not finite (the ELBO and KL of a point estimate are NaN,
 // a diverged loss ±∞), which JSON cannot hold, is saved as the string "NaN", "Infinity" or
@@ -61,6 +62,9 @@ struct FitCheckpoint {
   NamedArrays state;                // the method's own state
   std::vector<HistoryRow> history;
   Counters counters;
+  // Σᵢ ℓᵢ at the run's initial mean, where the divergence rule starts (DivergenceRule,
+  // loop_options.hpp); NaN in a checkpoint written before it was saved.
+  double start_train_nll = std::numeric_limits<double>::quiet_NaN();
 
   // Cost: O(size of the state) text formatting.
   std::string encode() const {
@@ -95,6 +99,7 @@ struct FitCheckpoint {
                       {"metrics", metrics}});
     }
     j["history"] = rows;
+    j["start_train_nll"] = detail::history_number(start_train_nll);
     j["counters"] = {{"steps", counters.steps},
                      {"remedies", counters.remedies},
                      {"seconds_gradients", counters.seconds_gradients},
@@ -145,6 +150,8 @@ struct FitCheckpoint {
           h.metrics.emplace_back(m.at(0).get<std::string>(), detail::history_number(m.at(1)));
         c.history.push_back(std::move(h));
       }
+      if (j.contains("start_train_nll"))
+        c.start_train_nll = detail::history_number(j.at("start_train_nll"));
       const json& k = j.at("counters");
       c.counters.steps = k.at("steps").get<Eigen::Index>();
       c.counters.remedies = k.at("remedies").get<std::map<std::string, Eigen::Index>>();

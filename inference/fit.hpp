@@ -8,7 +8,10 @@
 //       the message naming the iteration and the parameter block); a step that throws
 //       StepFailure (step_failure.hpp) stops the same way, with the step's message
 //     every history_every iterations: a HistoryRow (ELBO by Monte Carlo on a separate random
-//       stream, so that recording history never changes the training draws)
+//       stream, so that recording history never changes the training draws); a row whose
+//       losses are not finite, or whose training loss has run away from its start and its best
+//       (LoopOptions::divergence, loop_options.hpp), stops the run as diverged with the q of
+//       the last good row
 //     callbacks (optional hooks, resolved at compile time): on_begin, on_history (may add
 //       held-out metrics to the row), on_iteration (returns true to stop), on_end.
 // resume(model, options, checkpoint, callbacks...) continues a run from a FitCheckpoint bitwise
@@ -25,6 +28,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -152,6 +156,33 @@ std::string describe_parameter(const Model& model, Eigen::Index p) {
     return "θ index " + std::to_string(p);
 }
 
+// The state of the divergence rule (DivergenceRule, loop_options.hpp) along a run: the start's
+// per-example training loss ℓ₀, the best ℓ* so far and how many rows in a row have exploded.
+// A resumed run rebuilds it by replaying the checkpoint's history rows through see().
+struct DivergenceWatch {
+  DivergenceRule rule;
+  double start = 0.0;
+  double best = 0.0;
+  Eigen::Index exploded_in_a_row = 0;
+
+  DivergenceWatch(const DivergenceRule& r, double start_loss)
+      : rule(r), start(start_loss), best(start_loss) {}
+  // Takes a history row's per-example loss; returns whether it exploded.
+  bool see(double loss) {
+    const bool exploded = rule.exploded(loss, start, best);
+    exploded_in_a_row = exploded ? exploded_in_a_row + 1 : 0;
+    if (!exploded && loss < best) best = loss;
+    return exploded;
+  }
+};
+
+// A number for a message: 6 significant digits ("1.4e+14", "0.523").
+inline std::string message_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
 // What callbacks see: the loop's position, the method, the history so far.
 template <class Model, class Method>
 class LoopContext {
@@ -182,6 +213,7 @@ class LoopContext {
     c.state = method_.state();
     c.history = history_;
     c.counters = counters_;
+    c.start_train_nll = start_train_nll_;
     return c;
   }
 
@@ -211,6 +243,7 @@ class LoopContext {
   Eigen::Index iteration_ = 0;
   Eigen::Index epoch_ = 0;
   Eigen::Index total_ = 0;
+  double start_train_nll_ = 0.0;  // Σᵢ ℓᵢ at the initial mean (the divergence rule's start)
   std::vector<HistoryRow> history_;
   Counters counters_;
 };
@@ -237,8 +270,8 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   MinibatchSampler sampler(n, loop.minibatch);
   LoopContext<Model, Method> ctx(model, method, sampler, rng, eval_rng, Options::name,
                                  options.prior_precision, kl_weight_of(options));
-  ctx.total_ = loop.epochs * sampler.batches_per_epoch();
-  if (loop.max_iterations > 0) ctx.total_ = std::min(ctx.total_, loop.max_iterations);
+  ctx.total_ = loop.total_iterations(who, sampler.batches_per_epoch());
+  if (!from) ctx.start_train_nll_ = total_nll(model, method.posterior().mean());
   if (from) {
     if (from->method != Options::name)
       throw std::invalid_argument(who + ": the checkpoint is of method '" + from->method + "'");
@@ -248,7 +281,18 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
     ctx.epoch_ = from->epoch;
     ctx.history_ = from->history;
     ctx.counters_ = from->counters;
+    // A checkpoint without the start's loss (written before it was saved) starts the rule at
+    // its first history row, or here.
+    if (!std::isnan(from->start_train_nll))
+      ctx.start_train_nll_ = from->start_train_nll;
+    else if (!from->history.empty())
+      ctx.start_train_nll_ = from->history.front().train_nll;
+    else
+      ctx.start_train_nll_ = total_nll(model, method.posterior().mean());
   }
+  const double per_example = 1.0 / static_cast<double>(n);
+  DivergenceWatch watch(loop.divergence, ctx.start_train_nll_ * per_example);
+  for (const HistoryRow& row : ctx.history_) watch.see(row.train_nll * per_example);
 
   auto each = [&](auto&& f) { (f(callbacks), ...); };
   each([&](auto& cb) {
@@ -257,10 +301,10 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
 
   FitResult<Q> result{};
   const StepInput base{{}, 0, n, ad::parallel_options(loop), loop.reducer.get()};
-  // The state at the last history row whose losses were finite, to return if the fit diverges
-  // with finite parameters (a loss that overflows): one copy of the state per history row.
-  NamedArrays last_finite_row = method.state();
-  Eigen::Index last_finite_row_iteration = ctx.iteration_;
+  // The state at the last good history row (finite losses, not exploded), to return if the fit
+  // diverges with finite parameters: one copy of the state per history row.
+  NamedArrays last_good_row = method.state();
+  Eigen::Index last_good_row_iteration = ctx.iteration_;
   while (ctx.iteration_ < ctx.total_) {
     const auto t0 = std::chrono::steady_clock::now();
     if (sampler.epoch_finished()) ++ctx.epoch_;
@@ -311,7 +355,7 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
       // KL, and so its ELBO, is infinite by definition: only the expected NLL counts.)
       const bool nll_overflow = !std::isfinite(row.train_nll);
       if (nll_overflow || !std::isfinite(row.expected_nll)) {
-        method.restore(last_finite_row);
+        method.restore(last_good_row);
         result.status = FitStatus::failed;
         result.message =
             who + ": the fit diverged: at iteration " + std::to_string(ctx.iteration_) + " the " +
@@ -319,11 +363,31 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
                           : "expected training loss (ELBO estimate)") +
             " is not finite although every parameter is (a step size too large for this "
             "problem?); the posterior is the one of iteration " +
-            std::to_string(last_finite_row_iteration) + ", the last history row with finite losses";
+            std::to_string(last_good_row_iteration) + ", the last good history row";
         break;
       }
-      last_finite_row = method.state();
-      last_finite_row_iteration = ctx.iteration_;
+      const double loss = row.train_nll * per_example, best = watch.best;
+      if (watch.see(loss) &&
+          (watch.exploded_in_a_row >= loop.divergence.patience || ctx.iteration_ == ctx.total_)) {
+        method.restore(last_good_row);
+        result.status = FitStatus::failed;
+        result.message =
+            who + ": the fit diverged: at iteration " + std::to_string(ctx.iteration_) +
+            " the training loss at the posterior mean is " + message_number(loss) +
+            " per example, more than " + message_number(loop.divergence.factor) +
+            " times its scale above its best, " + message_number(best) + " (at the start " +
+            message_number(watch.start) + "), on " + std::to_string(watch.exploded_in_a_row) +
+            " consecutive history row" + (watch.exploded_in_a_row == 1 ? "" : "s") +
+            (watch.exploded_in_a_row < loop.divergence.patience ? " ending the run" : "") +
+            " (loop.divergence; a step size too large for this problem?); the posterior is the "
+            "one of iteration " +
+            std::to_string(last_good_row_iteration) + ", the last good history row";
+        break;
+      }
+      if (watch.exploded_in_a_row == 0) {
+        last_good_row = method.state();
+        last_good_row_iteration = ctx.iteration_;
+      }
       each([&](auto& cb) {
         if constexpr (requires { cb.on_history(row, ctx); }) cb.on_history(row, ctx);
       });

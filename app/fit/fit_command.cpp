@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
+#include <app/cli/number_checks.hpp>
 #include <app/fit/fit_command.hpp>
 #include <app/fit/posterior_file.hpp>
 #include <app/fit/prediction_table.hpp>
@@ -258,6 +260,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
         throw UsageError(std::string("--resume: ") + e.what());
       }
     }
+    if (ranks.leader()) require_writable_folder("--out", opt.common.out);  // rank 0 writes
   });
   if (fitting) ranks.require_same("the training data and settings", fingerprint(*training, opt));
   if (!fitting && !ranks.leader()) return exit_code::ok;  // applying a posterior: rank 0 alone
@@ -344,7 +347,7 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
   cmd->add_option("--hidden", opt->hidden,
                   "hidden layer widths, comma-separated (e.g. 50,20); 0 = no hidden layer")
       ->delimiter(',')
-      ->check(CLI::Range(0, 100000))
+      ->check(integer_in<Eigen::Index>(0, 100000))
       ->capture_default_str();
   cmd->add_option("--activation", opt->activation, "hidden activation: relu or tanh")
       ->check(CLI::IsMember({"relu", "tanh"}))
@@ -352,24 +355,24 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
   cmd->add_option("--noise-precision", opt->noise_precision,
                   "regression: τ, the Gaussian noise precision in standardised units (10: noise "
                   "sd of 0.32 target standard deviations)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option("--prior-precision", m.prior_precision,
                   "δ of the prior N(0, 1/δ) on every weight (standardised units)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option(
          "--epochs", m.epochs,
          "passes over the data; default: 0 = the method's own (vogn, ivon, noisy-kfac 200; "
          "von 40; map 1000, laplace 2000; noisy-adam, bbb 800)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size (capped at the number of rows)")
-      ->check(CLI::PositiveNumber)
+      ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
       ->capture_default_str();
   cmd->add_option("--learning-rate", m.learning_rate,
                   "step size of the mean; default: 0 = the method's own (0.01; ivon 0.05; von 0.1)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(nonnegative_finite())
       ->capture_default_str();
   add_von_remedy_option(*cmd, m);
   add_vogn_curvature_option(*cmd, m);
@@ -383,7 +386,7 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--samples", opt->samples,
                   "posterior draws of the predictive (laplace: the linearised predictive, exact)")
-      ->check(CLI::Range(1, 100000))
+      ->check(integer_in(1, 100000))
       ->capture_default_str();
   cmd->add_option("--checkpoint", opt->checkpoint,
                   "write the fit loop's state to this file every --checkpoint-every iterations "
@@ -391,7 +394,7 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
                   "interrupted run with --resume; default: none");
   cmd->add_option("--checkpoint-every", opt->checkpoint_every,
                   "iterations (minibatch steps) between checkpoints")
-      ->check(CLI::PositiveNumber)
+      ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
       ->capture_default_str();
   cmd->add_option("--resume", opt->resume,
                   "continue the run checkpointed in this file (same --csv, method and settings; "

@@ -146,6 +146,11 @@ struct MethodSettings {
   int threads = 1;
 };
 
+// The most epochs the tool accepts (--epochs of fit and uci): 10⁹, far beyond any useful run, so
+// that epochs × minibatches per epoch stays within Eigen::Index for any table (the fit loop
+// rejects a count that would not: inference/loop_options.hpp).
+inline constexpr Eigen::Index max_epochs = 1'000'000'000;
+
 // Adds --von-remedy (the choices of VonRemedySetting) to `cmd`, storing into s.von_remedy.
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s);
 // Adds --vogn-curvature (the choices of VognCurvatureSetting), storing into s.vogn_curvature.

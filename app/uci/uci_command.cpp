@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
+#include <app/cli/number_checks.hpp>
 #include <app/cli/ranks.hpp>
 #include <app/io/json_file.hpp>
 #include <app/methods/method_settings.hpp>
@@ -338,26 +340,26 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       });
   cmd->add_option("--splits", p.splits,
                   "run the first K splits; default: 0 = all of the folder's splits")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_in(0, 1000000))
       ->capture_default_str();
   cmd->add_option("--json", opt->json,
                   "also write every number (per split, the tuning fits, the published rows) as "
                   "JSON to this file, atomically; default: none");
   cmd->add_option("--hidden", p.hidden_units,
                   "hidden units; default: 0 = n_hidden.txt of the folder, else 50")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_in<Eigen::Index>(0, 100000))
       ->capture_default_str();
   cmd->add_option("--prior-precision", m.prior_precision,
                   "δ₀, the prior precision (prior N(0, 1/δ) on every weight, standardised units) "
                   "at which the τ search runs (laplace: the start δ₀/τ₀ of its ratio search)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option("--prior-precisions", p.prior_precisions,
                   "the prior precisions δ tried at the best τ, e.g. 0.1,1,10 (not laplace); "
                   "default: none, δ stays at δ₀ (on Boston's 91-row validation sets that grid "
                   "overfits them and VOGN's test LL got worse; docs/uci.md)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option(
          "--epochs", m.epochs,
@@ -365,15 +367,15 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
          "all of them); "
          "default: 0 = the method's own (vogn, ivon, noisy-kfac 200; von 40; map 1000, "
          "laplace 2000; noisy-adam, bbb 800)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size M")
-      ->check(CLI::PositiveNumber)
+      ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
       ->capture_default_str();
   cmd->add_option("--learning-rate", m.learning_rate,
                   "step size of the mean; default: 0 = the method's own (vogn, noisy-adam, "
                   "noisy-kfac, bbb, map, laplace 0.01; ivon 0.05; von 0.1)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(nonnegative_finite())
       ->capture_default_str();
   add_von_remedy_option(*cmd, m);
   add_vogn_curvature_option(*cmd, m);
@@ -397,11 +399,11 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
                   "(--max-tuning-fits fits each); one value fixes ν (with --validation-folds 0 "
                   "the first is used)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option("--initial-noise-precision", p.initial_noise_precision,
                   "τ where the search starts (standardised units)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option("--validation-folds", p.validation_folds,
                   "K >= 2: choose τ, δ and epochs by K-fold cross-validation on the training rows "
@@ -411,20 +413,20 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
                   "split fits τ = --initial-noise-precision, δ = --prior-precision and all the "
                   "epochs (the PyTorch reference's protocol: its settings were tuned once, on "
                   "split 0's training rows); not laplace")
-      ->check(CLI::Range(0, 20))
+      ->check(integer_in(0, 20))
       ->capture_default_str();
   cmd->add_option("--max-tuning-fits", p.max_tuning_fits,
                   "settings (τ, δ) tried per training split, at most, each K fits of the "
                   "cross-validation (student-t: per ν; laplace: MAP + Laplace fits on the "
                   "training set)")
-      ->check(CLI::Range(1, 64))
+      ->check(integer_in(1, 64))
       ->capture_default_str();
   cmd->add_option("--validation-samples", p.validation_samples,
                   "posterior samples for each validation score")
-      ->check(CLI::Range(1, 100000))
+      ->check(integer_in(1, 100000))
       ->capture_default_str();
   cmd->add_option("--test-samples", p.test_samples, "posterior samples for the test metrics")
-      ->check(CLI::Range(1, 100000))
+      ->check(integer_in(1, 100000))
       ->capture_default_str();
   cmd->add_option("--ensemble", p.ensemble,
                   "K: the final predictor is the equal-weight mixture of K networks trained on the "
@@ -434,7 +436,7 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
                   "log-likelihood is that of the mixture (log-mean-exp of the members' densities) "
                   "and the RMSE that of its mean; costs K − 1 more final fits per split; 1: a "
                   "single network")
-      ->check(CLI::Range(1, 100))
+      ->check(integer_in(1, 100))
       ->capture_default_str();
   cmd->add_flag("-v,--verbose", opt->verbose,
                 "print every split (its metrics, chosen τ and epochs); default: the summary only");

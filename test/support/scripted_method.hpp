@@ -3,7 +3,8 @@
 // quadratic_model(): N = 10 examples, ℓᵢ(θ) = ½‖θ − xᵢ‖² with a named 2×1 block "location".
 // ScriptedStep: μ ← μ − η(μ − x̄_B) on the minibatch B (plus a small draw from the generator on
 // minibatched runs, so that generator state matters), a fixed diagonal precision, an optional
-// NaN at a chosen iteration, and a "remedy" counted every third step. Its full-batch iterates
+// NaN at a chosen iteration, an optional finite escape of μ(1) over a range of iterations, and a
+// "remedy" counted every third step. Its full-batch iterates
 // have the closed form μ_t = x̄ + (1 − η)^t (μ₀ − x̄).
 #pragma once
 
@@ -49,6 +50,11 @@ struct ScriptedOptions {
   double rate = 0.3;             // η of μ ← μ − η (μ − x̄_B)
   Eigen::Index blow_up_at = 0;   // write a NaN into μ(1) at this iteration (0: never)
   Eigen::Index overflow_at = 0;  // write 1e200 into μ(1), finite but its loss is not (0: never)
+  // From iteration escape_from to escape_until (inclusive; 0: never) μ(1) is set to escape_to
+  // after the step: a finite mean whose loss runs away, as under a step size too large.
+  Eigen::Index escape_from = 0;
+  Eigen::Index escape_until = 0;
+  double escape_to = 0.0;
   static constexpr const char* name = "scripted";
   template <class Model>
   using method = ScriptedStep<Model>;
@@ -68,6 +74,8 @@ class ScriptedStep {
     mu_(0) += 1e-3 * vi::standard_normal(rng, 1)(0) * (o_.loop.minibatch == 0 ? 0.0 : 1.0);
     if (in.iteration == o_.blow_up_at) mu_(1) = std::nan("");
     if (in.iteration == o_.overflow_at) mu_(1) = 1e200;
+    if (o_.escape_from > 0 && in.iteration >= o_.escape_from && in.iteration <= o_.escape_until)
+      mu_(1) = o_.escape_to;
     if (in.iteration % 3 == 0) c.fired("every third step");
   }
   posterior_type posterior() const { return {mu_, VectorXd::Constant(2, 4.0)}; }
