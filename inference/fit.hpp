@@ -29,6 +29,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -36,6 +37,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -183,6 +185,30 @@ inline std::string message_number(double v) {
   return text;
 }
 
+// Σᵢ ℓᵢ(θ) over all N examples, summed as a step sums its minibatch (sum_over_batch,
+// batch_reducer.hpp): through `reducer` when there is one, so that a loss that throws on one MPI
+// rank stops every rank together instead of leaving the others waiting; total_nll otherwise.
+// Cost: one batched forward pass over the N examples (N example_loss calls for a model without
+// batch_loss), plus the reducer's exchange.
+template <class Model>
+double reduced_total_nll(const Model& model, const Eigen::VectorXd& theta,
+                         const BatchReducer* reducer, const ad::ParallelOptions& parallel) {
+  if (reducer == nullptr) return total_nll(model, theta);
+  std::vector<Eigen::Index> all(static_cast<std::size_t>(model.num_examples()));
+  std::iota(all.begin(), all.end(), Eigen::Index{0});
+  const AddContributions add = [&](std::span<const Eigen::Index> examples,
+                                   const ad::ParallelOptions&, Eigen::VectorXd& acc) {
+    if constexpr (requires {
+                    { model.batch_loss(theta, examples) } -> std::convertible_to<double>;
+                  }) {
+      acc(0) += model.batch_loss(theta, examples);
+    } else {
+      for (const Eigen::Index i : examples) acc(0) += model.example_loss(theta, i);
+    }
+  };
+  return reducer->sum(all, 1, parallel, add)(0);
+}
+
 // What callbacks see: the loop's position, the method, the history so far.
 template <class Model, class Method>
 class LoopContext {
@@ -271,7 +297,11 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   LoopContext<Model, Method> ctx(model, method, sampler, rng, eval_rng, Options::name,
                                  options.prior_precision, kl_weight_of(options));
   ctx.total_ = loop.total_iterations(who, sampler.batches_per_epoch());
-  if (!from) ctx.start_train_nll_ = total_nll(model, method.posterior().mean());
+  const auto start_nll = [&] {
+    return reduced_total_nll(model, method.posterior().mean(), loop.reducer.get(),
+                             ad::parallel_options(loop));
+  };
+  if (!from) ctx.start_train_nll_ = start_nll();
   if (from) {
     if (from->method != Options::name)
       throw std::invalid_argument(who + ": the checkpoint is of method '" + from->method + "'");
@@ -288,7 +318,7 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
     else if (!from->history.empty())
       ctx.start_train_nll_ = from->history.front().train_nll;
     else
-      ctx.start_train_nll_ = total_nll(model, method.posterior().mean());
+      ctx.start_train_nll_ = start_nll();
   }
   const double per_example = 1.0 / static_cast<double>(n);
   DivergenceWatch watch(loop.divergence, ctx.start_train_nll_ * per_example);
