@@ -6,11 +6,13 @@
 // matrix, NUTS's tree-depth cap, divergences counted (never NaN draws), the same bits for 1 and 2
 // threads, the predictive of the draws against the exact predictive, and bad options naming
 // their field. Static HMC and NUTS are both checked wherever the statement holds for both.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <inference/hmc.hpp>
@@ -61,6 +63,34 @@ double standard_error(const MatrixXd& s) {
   const double mean = s.mean();
   const double var = (s.array() - mean).square().sum() / static_cast<double>(s.size() - 1);
   return std::sqrt(var / vi::effective_sample_size(s));
+}
+
+// The largest R-hat that a converged sampler shows, with probability 0.999, at the run's own
+// effective sample size — Vehtari et al. 2021's 1.01 is a rule for long runs (it asks for an ESS
+// of several hundred per chain), and a short run's R-hat scatters above it by chance. With m split
+// chains of n draws each whose means are independent with variance σ²·m/ESS, the between-chain
+// variance is B/n = σ²·(m/ESS)·X with X ~ χ²(m − 1)/(m − 1), so R-hat² = (n − 1)/n + (m/ESS)·X.
+// The bound takes X's quantile at 1 − 0.001/(2P) (P parameters, a bulk and a tail R-hat each) and
+// the smaller of the bulk- and tail-ESS.
+double converged_rhat_bound(const vi::HmcResult& r) {
+  const double m = 2.0 * static_cast<double>(r.draws.size());
+  const double n = std::floor(static_cast<double>(r.draws.front().rows()) / 2.0);
+  const double p = static_cast<double>(r.rhat.size());
+  const double ess = std::min(r.min_ess_bulk(), r.min_ess_tail());
+  const boost::math::chi_squared chi2(m - 1.0);
+  const double x =
+      boost::math::quantile(boost::math::complement(chi2, 0.001 / (2.0 * p))) / (m - 1.0);
+  return std::sqrt((n - 1.0) / n + m / ess * x);
+}
+
+// R-hat within what convergence allows at the run's ESS (converged_rhat_bound), and no divergence.
+void check_converged(const vi::HmcResult& r) {
+  const double bound = converged_rhat_bound(r);
+  const double ess = std::min(r.min_ess_bulk(), r.min_ess_tail());
+  BOOST_TEST_MESSAGE("R-hat " << r.max_rhat() << ", bound " << bound << " at ESS " << ess);
+  BOOST_TEST(r.divergences == 0);
+  BOOST_TEST(r.max_rhat() < bound,
+             "R-hat " << r.max_rhat() << " against a bound of " << bound << " at ESS " << ess);
 }
 
 // Checks the draws' mean and covariance against exact ones within Monte-Carlo error: the mean
@@ -139,8 +169,7 @@ BOOST_AUTO_TEST_CASE(conjugate_regression_matches_the_exact_posterior) {
     BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
       vi::Rng rng(5);
       const vi::HmcResult r = vi::hmc(model, short_run(c.delta, algorithm), rng);
-      BOOST_TEST(r.divergences == 0);
-      BOOST_TEST(r.max_rhat() < 1.01);
+      check_converged(r);
       BOOST_TEST(r.min_ess_bulk() > 400.0);
       BOOST_TEST(r.min_ess_tail() > 200.0);
       check_moments(r, c.mean(), c.covariance());
@@ -170,8 +199,7 @@ BOOST_AUTO_TEST_CASE(logistic_regression_matches_grid_quadrature) {
     BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
       vi::Rng rng(6);
       const vi::HmcResult r = vi::hmc(p.model, short_run(p.prior_precision, algorithm), rng);
-      BOOST_TEST(r.divergences == 0);
-      BOOST_TEST(r.max_rhat() < 1.01);
+      check_converged(r);
       BOOST_TEST_MESSAGE(vi::to_string(algorithm)
                          << ": quadrature mean " << exact.mean.transpose() << ", HMC "
                          << r.mean.transpose() << " ± " << r.mc_standard_error.transpose());
@@ -206,8 +234,7 @@ BOOST_AUTO_TEST_CASE(any_separable_model_a_correlated_gaussian) {
     BOOST_TEST_CONTEXT(vi::to_string(algorithm)) {
       vi::Rng rng(12);
       const vi::HmcResult r = vi::hmc(model, short_run(delta, algorithm), rng);
-      BOOST_TEST(r.divergences == 0);
-      BOOST_TEST(r.max_rhat() < 1.01);
+      check_converged(r);
       check_moments(r, mu, sigma);
     }
   }
