@@ -8,6 +8,7 @@
 // shown literally (gnuplot's enhanced-text markup is off), so labels may hold any characters.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <variant>
@@ -25,6 +26,9 @@ struct Axes {
   bool log_y = false;  // logarithmic y axis (non-positive y values are left out)
   int width = 720;     // pixels (PNG) or SVG user units
   int height = 480;
+  // A fixed y-range [y_min, y_max] (what lies outside is clipped); NaN: gnuplot's autoscale.
+  double y_min = std::numeric_limits<double>::quiet_NaN();
+  double y_max = std::numeric_limits<double>::quiet_NaN();
 };
 
 enum class Style { lines, points, lines_points };

@@ -135,6 +135,12 @@ class ScriptBuilder {
       if (!axes_.ylabel.empty()) s += "set ylabel " + gp_string(axes_.ylabel) + "\n";
       if (axes_.log_x) s += "set logscale x\n";
       if (axes_.log_y) s += "set logscale y\n";
+      if (std::isfinite(axes_.y_min) && std::isfinite(axes_.y_max)) {
+        require(axes_.y_min < axes_.y_max,
+                fmt::format("the y-range [{}, {}] of {} is empty", axes_.y_min, axes_.y_max,
+                            gp_string(axes_.title)));
+        s += fmt::format("set yrange [{:.17g}:{:.17g}]\n", axes_.y_min, axes_.y_max);
+      }
       s += "set grid\nset key outside right top box opaque\n";
       for (const std::string& line : settings) s += line + "\n";
       require(!clauses_.empty(), "the figure " + gp_string(axes_.title) + " has nothing to draw");

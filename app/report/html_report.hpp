@@ -91,8 +91,8 @@ struct HtmlBlock {
   }
   std::string operator()(const Verdict& v) const {
     return std::string("<p class=\"verdict ") + (v.confirmed ? "confirmed" : "refuted") +
-           "\"><strong>" + (v.confirmed ? "Confirmed" : "Refuted") + ":</strong> " +
-           html_escape(v.claim) + ". " + html_escape(v.evidence) + "</p>\n";
+           (v.check ? " check" : "") + "\"><strong>" + v.status() + ":</strong> " +
+           html_escape(v.claim) + ". " + html_escape(v.evidence_cited()) + "</p>\n";
   }
 };
 

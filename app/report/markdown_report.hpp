@@ -50,8 +50,7 @@ struct MarkdownBlock {
     return s + "\n\n";
   }
   std::string operator()(const Verdict& v) const {
-    return std::string("> **") + (v.confirmed ? "Confirmed" : "Refuted") + ":** " + v.claim + ". " +
-           v.evidence + "\n\n";
+    return "> **" + v.status() + ":** " + v.claim + ". " + v.evidence_cited() + "\n\n";
   }
 };
 

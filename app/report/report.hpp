@@ -31,8 +31,20 @@ struct Figure {
 
 struct Verdict {
   std::string claim;       // e.g. "the GGN approaches the Hessian as training goes on"
-  bool confirmed = false;  // whether the numbers support the claim
+  bool confirmed = false;  // whether the numbers support the claim (a check: whether it passed)
   std::string evidence;    // the numbers
+  bool check = false;      // an identity that holds by construction, not a finding
+  std::string citation;    // where the claim comes from (authors, year); empty: none
+
+  // "Confirmed" / "Refuted" for a finding, "Check passed" / "Check failed" for a check.
+  std::string status() const {
+    if (check) return confirmed ? "Check passed" : "Check failed";
+    return confirmed ? "Confirmed" : "Refuted";
+  }
+  // The evidence, then the citation in parentheses.
+  std::string evidence_cited() const {
+    return citation.empty() ? evidence : evidence + " (" + citation + ")";
+  }
 };
 
 using Block = std::variant<Paragraph, Table, Figure, Verdict>;

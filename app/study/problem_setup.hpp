@@ -69,6 +69,15 @@ struct ProblemSetup {
   int final_predictive_samples = 100;
   // Inputs (rows) at which each posterior's predictive is drawn for the plots; empty: none.
   Eigen::MatrixXd grid{};
+  // The training loss is quadratic in θ (a model linear in θ with the Gaussian likelihood): the
+  // expected loss is then exact, E_q[Σᵢℓᵢ(θ)] = Σᵢℓᵢ(μ) + ½ tr(HΣ) with the constant Hessian H,
+  // and every history row's ELBO is computed so instead of by Monte Carlo.
+  bool quadratic_loss = false;
+  // Non-empty: the network's output is Φθ with the Bernoulli-logit likelihood (a logistic GLM,
+  // N×P design Φ), and the history rows' ELBO is exact by quadrature (exact_elbo.hpp).
+  Eigen::MatrixXd logistic_design{};
+
+  bool exact_elbo() const { return quadratic_loss || logistic_design.size() > 0; }
 };
 
 }  // namespace ngvi::app::study

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <app/study/exact_elbo.hpp>
 #include <app/study/problem_setup.hpp>
 #include <app/study/study_records.hpp>
 
@@ -150,6 +151,24 @@ struct StudyTracker {
   const ProblemSetup* setup;
   std::vector<CurvatureCheck>* checks;
 
+  // The row's ELBO, exact in place of the Monte-Carlo estimate, with the row's closed-form KL:
+  // for a quadratic loss E_q[Σᵢℓᵢ(θ)] = Σᵢℓᵢ(μ) + ½ tr(HΣ), H the Hessian of Σᵢℓᵢ (the same at
+  // every θ); for a logistic GLM by one-dimensional quadrature per example (exact_elbo.hpp).
+  // Cost: one exact P×P Hessian, or N quadratures.
+  template <class Q>
+  void exact_elbo(vi::HistoryRow& row, const Q& q, double kl_weight) const {
+    const ProblemSetup& s = *setup;
+    if (s.quadratic_loss) {
+      const Eigen::MatrixXd h =
+          nn::exact_hessian(*s.train, q.mean(), ad::with_parallel(nn::CurvatureOptions{}, s.loop));
+      row.expected_nll = row.train_nll + 0.5 * h.cwiseProduct(q.covariance()).sum();
+    } else {
+      row.expected_nll = logistic_glm_expected_nll(s.logistic_design, s.train->data().Y.col(0),
+                                                   q.mean(), q.covariance());
+    }
+    row.elbo = -row.expected_nll - kl_weight * row.kl;
+  }
+
   template <class Ctx>
   void on_history(vi::HistoryRow& row, const Ctx& ctx) {
     const ProblemSetup& s = *setup;
@@ -160,6 +179,7 @@ struct StudyTracker {
     const bool classification = is_classification(*s.test);
     row.metrics.emplace_back(classification ? "test_accuracy" : "test_rmse",
                              classification ? t.accuracy : t.rmse);
+    if (s.exact_elbo() && std::isfinite(row.kl)) exact_elbo(row, q, ctx.kl_weight());
     const double n = static_cast<double>(s.train->num_examples());
     const Eigen::MatrixXd c =
         running_curvature(ctx.method(), q, n, ctx.prior_precision(), ctx.kl_weight());

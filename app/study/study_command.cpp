@@ -98,16 +98,19 @@ int run(const StudyOptions& opt) {
     const auto p0 = std::chrono::steady_clock::now();
     run.problems.push_back(study::run_problem(name, settings));
     const study::ProblemRecord& p = run.problems.back();
-    std::string failed;
+    std::string failed, poor;
     for (const study::MethodRecord& m : p.methods)
       if (m.status == "failed") {
         failed += " " + m.name;
         all_ok = false;
+      } else if (m.health != "ok") {
+        poor += " " + m.name;
       }
-    fmt::print("{:<27} P = {:<4} {} methods, {} iterations each, {:.1f} s{}\n", name, p.parameters,
-               p.methods.size(), p.iterations,
+    fmt::print("{:<27} P = {:<4} {} methods, {} iterations each, {:.1f} s{}{}\n", name,
+               p.parameters, p.methods.size(), p.iterations,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count(),
-               failed.empty() ? "" : "; FAILED:" + failed);
+               failed.empty() ? "" : "; FAILED:" + failed,
+               poor.empty() ? "" : "; poor fits:" + poor);
     std::fflush(stdout);
   }
   run.verdicts = study::study_verdicts(run.problems);
@@ -116,7 +119,10 @@ int run(const StudyOptions& opt) {
 
   fmt::print("\nVerdicts:\n");
   for (const study::StudyVerdict& v : run.verdicts)
-    fmt::print("  [{}] {}: {}\n", v.confirmed ? "confirmed" : "refuted", v.problem, v.claim);
+    fmt::print("  [{}] {}: {}\n",
+               v.kind == study::ClaimKind::check ? (v.confirmed ? "check passed" : "check FAILED")
+                                                 : (v.confirmed ? "confirmed" : "refuted"),
+               v.problem, v.claim);
   fmt::print("\nreport folder written: {} (open {} in a browser; numbers in results.json)\n",
              opt.common.out.string(), (opt.common.out / "report.html").string());
   if (!all_ok)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <numbers>
 #include <string>
@@ -46,10 +47,12 @@ std::string fmt_num(double v, const char* spec = "{:.4g}") {
   return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : std::string("—");
 }
 
+// A method's curve, its legend entry marked when the fit is not healthy (fit_health.hpp).
 plot::Series method_series(const MethodRecord& m, std::vector<double> x, std::vector<double> y,
                            plot::Style style = plot::Style::lines_points) {
   const MethodInfo& info = method_info(m.name);
-  return plot::Series{info.label, std::move(x), std::move(y), style, info.color};
+  return plot::Series{info.label + (m.health == "ok" ? "" : " (" + m.health + ")"), std::move(x),
+                      std::move(y), style, info.color};
 }
 
 // A history field by name: elbo, seconds, iteration, or a metric.
@@ -65,24 +68,42 @@ plot::LinePlot history_plot(const ProblemRecord& p, const std::string& x, const 
                             const std::string& ylabel, bool skip_point_mass) {
   plot::LinePlot lp;
   lp.axes = {title, xlabel, ylabel, false, false, 900, 520};
+  // The y-range of the healthy curves, fixed when some fit is not healthy, so that one poor or
+  // diverged curve does not flatten the others.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  bool clipped = false;
   for (const MethodRecord& m : p.methods) {
     if (skip_point_mass && m.name == "map_laplace") continue;
     std::vector<double> xs, ys;
     for (const vi::HistoryRow& r : m.history) {
       xs.push_back(history_value(r, x));
       ys.push_back(history_value(r, y));
+      if (m.health == "ok" && std::isfinite(ys.back())) {
+        lo = std::min(lo, ys.back());
+        hi = std::max(hi, ys.back());
+      }
     }
+    clipped = clipped || m.health != "ok";
     lp.series.push_back(method_series(m, xs, ys));
+  }
+  if (clipped && lo < hi) {
+    const double pad = 0.05 * (hi - lo);
+    lp.axes.y_min = lo - pad;
+    lp.axes.y_max = hi + pad;
   }
   return lp;
 }
+
+// How the problem's ELBOs were computed, for captions.
+std::string elbo_how(const ProblemRecord& p) { return "ELBO (" + p.elbo_how + ")"; }
 
 void convergence_figures(const ProblemRecord& p, Builder& b) {
   const std::string metric = "test_log_likelihood";
   b.add(p.name + "_elbo_iterations",
         history_plot(p, "iteration", "elbo", p.title + ": ELBO", "iteration", "ELBO (nats)", true),
-        "ELBO (Monte Carlo, 4 draws) against iterations; MAP is a point mass (ELBO −∞) and is "
-        "not drawn.");
+        elbo_how(p) +
+            " against iterations; MAP is a point mass (ELBO −∞) and is not drawn. A fit marked "
+            "poor or diverged is clipped to the healthy curves' range.");
   b.add(p.name + "_elbo_seconds",
         history_plot(p, "seconds", "elbo", p.title + ": ELBO against time", "seconds of fitting",
                      "ELBO (nats)", true),
@@ -315,7 +336,9 @@ report::Table summary_table(const ProblemRecord& p, bool timing) {
   }
   t.header.push_back("log evidence");
   for (const MethodRecord& m : p.methods) {
-    std::vector<std::string> row = {method_info(m.name).label, m.status, std::to_string(m.steps)};
+    std::vector<std::string> row = {method_info(m.name).label,
+                                    m.health == "ok" ? m.status : m.status + ", " + m.health,
+                                    std::to_string(m.steps)};
     if (timing) row.push_back(fmt::format("{:.2f}", m.seconds));
     row.push_back(fmt_num(m.elbo, "{:.5g}"));
     row.push_back(fmt_num(m.test_log_likelihood));
@@ -342,18 +365,27 @@ report::Table summary_table(const ProblemRecord& p, bool timing) {
   return t;
 }
 
+report::Verdict report_verdict(const StudyVerdict& v, std::string claim) {
+  return report::Verdict{std::move(claim), v.confirmed, v.evidence, v.kind == ClaimKind::check,
+                         v.citation};
+}
+
 report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& figures) {
   report::Report r;
   r.title = "ngvi study: natural-gradient variational inference on built-in problems";
-  int confirmed = 0;
-  for (const StudyVerdict& v : run.verdicts) confirmed += v.confirmed ? 1 : 0;
+  int findings = 0, confirmed = 0, checks = 0, passed = 0;
+  for (const StudyVerdict& v : run.verdicts) {
+    const bool check = v.kind == ClaimKind::check;
+    (check ? checks : findings) += 1;
+    (check ? passed : confirmed) += v.confirmed ? 1 : 0;
+  }
   r.introduction.push_back({fmt::format(
       "Every method below was fitted to every problem from the same seed ({}){}, through the "
-      "library's "
-      "one fit loop (vi::fit). {} claims were checked against this run's numbers: {} confirmed, {} "
-      "refuted.{}",
-      run.seed, run.quick ? " in the short --quick version" : "", run.verdicts.size(), confirmed,
-      run.verdicts.size() - static_cast<std::size_t>(confirmed),
+      "library's one fit loop (vi::fit). {} findings from the literature were judged against "
+      "this run's numbers: {} confirmed, {} refuted. Apart from them, {} sanity checks — "
+      "identities that hold by construction — {} passed.{}",
+      run.seed, run.quick ? " in the short --quick version" : "", findings, confirmed,
+      findings - confirmed, checks, passed == checks ? "all" : fmt::format("{} of them", passed),
       run.timing ? fmt::format(" The fits and their measurements took {:.1f} s.", run.seconds)
                  : std::string())});
   r.introduction.push_back(
@@ -361,10 +393,13 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
        "source tree), each fit's history in history/<problem>/<method>.csv, and every plot as SVG "
        "and PNG in plots/."});
 
-  report::Section verdicts{"Verdicts", {}};
+  report::Section verdicts{"Findings", {}};
+  report::Section sanity{"Sanity checks", {}};
   for (const StudyVerdict& v : run.verdicts)
-    verdicts.blocks.push_back(report::Verdict{v.problem + ": " + v.claim, v.confirmed, v.evidence});
-  r.sections.push_back(std::move(verdicts));
+    (v.kind == ClaimKind::check ? sanity : verdicts)
+        .blocks.push_back(report_verdict(v, v.problem + ": " + v.claim));
+  for (report::Section* sec : {&verdicts, &sanity})
+    if (!sec->blocks.empty()) r.sections.push_back(std::move(*sec));
 
   report::Section methods{"Methods", {}};
   report::Table mt{"", {"method", "what it is"}, {}};
@@ -390,8 +425,7 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
       s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
     s.blocks.push_back(summary_table(p, run.timing));
     for (const StudyVerdict& v : run.verdicts)
-      if (v.problem == p.name)
-        s.blocks.push_back(report::Verdict{v.claim, v.confirmed, v.evidence});
+      if (v.problem == p.name) s.blocks.push_back(report_verdict(v, v.claim));
     Builder b{figures, s};
     convergence_figures(p, b);
     marginal_figures(p, b);

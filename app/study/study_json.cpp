@@ -28,6 +28,8 @@ json method_json(const ProblemRecord& p, const MethodRecord& m, bool timing) {
   j["label"] = method_info(m.name).label;
   j["status"] = m.status;
   j["message"] = m.message;
+  j["health"] = m.health;
+  j["health_reason"] = m.health_reason;
   j["steps"] = m.steps;
   if (timing) j["seconds"] = m.seconds;
   j["final"] = {{"elbo", m.elbo},
@@ -98,6 +100,9 @@ json problem_json(const ProblemRecord& p, bool timing) {
             {"minibatch", p.minibatch},
             {"iterations", p.iterations},
             {"prior_precision", p.prior_precision},
+            {"no_skill_log_likelihood", p.no_skill_log_likelihood},
+            {"elbo_method", p.elbo_method},
+            {"elbo_samples", p.elbo_samples},
             {"parameter_names", p.parameter_names}};
   j["reference"] = nullptr;
   if (p.reference) {
@@ -110,8 +115,8 @@ json problem_json(const ProblemRecord& p, bool timing) {
     json rows = json::array();
     for (Eigen::Index i = 0; i < p.design.rows(); ++i)
       rows.push_back(vec(p.design.row(i).transpose()));
-    j["data"] = {
-        {"design", rows}, {"targets", vec(p.targets)}, {"noise_precision", p.noise_precision}};
+    j["data"] = {{"design", rows}, {"targets", vec(p.targets)}};
+    if (p.noise_precision > 0.0) j["data"]["noise_precision"] = p.noise_precision;
   }
   j["curvature_study"] = nullptr;
   j["methods"] = json::array();
@@ -141,8 +146,10 @@ json results_json(const StudyRun& run) {
   for (const StudyVerdict& v : run.verdicts)
     j["verdicts"].push_back({{"problem", v.problem},
                              {"claim", v.claim},
+                             {"kind", to_string(v.kind)},
                              {"confirmed", v.confirmed},
-                             {"evidence", v.evidence}});
+                             {"evidence", v.evidence},
+                             {"citation", v.citation}});
   return j;
 }
 

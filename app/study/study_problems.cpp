@@ -8,8 +8,10 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <app/study/fit_health.hpp>
 #include <app/study/method_suites.hpp>
 #include <app/study/study_problems.hpp>
+#include <fmt/format.h>
 
 #include <inference/problems.hpp>
 #include <inference/random.hpp>
@@ -42,8 +44,18 @@ void run_suites(const ProblemSetup& s, ProblemRecord& r) {
   const Eigen::Index m = s.loop.minibatch > 0 ? s.loop.minibatch : r.examples;
   r.iterations = s.loop.epochs * ((r.examples + m - 1) / m);
   r.prior_precision = s.prior_precision;
+  r.elbo_method = s.exact_elbo() ? "exact" : "monte_carlo";
+  r.elbo_samples = s.exact_elbo() ? 0 : s.loop.elbo_samples;
+  r.elbo_how = s.quadratic_loss ? "exact: the loss is quadratic, E_q[NLL] = NLL(μ) + ½ tr(HΣ)"
+               : s.exact_elbo()
+                   ? "exact: E_q[ℓᵢ] by one-dimensional quadrature of fᵢ = φᵢᵀθ ~ N(mᵢ, vᵢ)"
+                   : fmt::format("Monte Carlo, {} draws", s.loop.elbo_samples);
   r.methods = run_natural_gradient_methods(s);
   for (MethodRecord& b : run_baseline_methods(s)) r.methods.push_back(std::move(b));
+  r.no_skill_log_likelihood =
+      no_skill_log_likelihood(s.train->data().Y.col(0), s.test->data().Y.col(0),
+                              is_classification(*s.train), s.targets.log_jacobian());
+  for (MethodRecord& m : r.methods) assess_health(m, r.no_skill_log_likelihood);
 }
 
 // A problem's setup with the study-wide settings: the seed every method starts from, the
@@ -152,6 +164,7 @@ ProblemRecord bayesian_linear_regression(const StudySettings& st) {
   // E_q[∇²ℓ] = ∇²ℓ, so VON and VOGN (GGN = Hessian here) iterate towards the exact posterior.
   s.loop = loop_for(scaled(st, 400, 200), 0, p.model.num_examples(), st.quick ? 6 : 30, st);
   s.prior_precision = p.prior_precision;
+  s.quadratic_loss = true;  // linear in θ, Gaussian likelihood: the ELBO is exact
   s.steps.natural = 0.8;
   s.steps.natural_mc_samples = 0;
   s.steps.adam = 0.05;
@@ -243,6 +256,9 @@ ProblemRecord logistic_regression_2d(const StudySettings& st) {
   s.prior_precision = p.prior_precision;
   s.steps.natural = 0.3;
   s.steps.adam = 0.05;
+  // θ = (w, b), f = w x + b: the design [x | 1] makes the ELBO exact by quadrature.
+  s.logistic_design.resize(p.inputs.size(), 2);
+  s.logistic_design << p.inputs, Eigen::VectorXd::Ones(p.inputs.size());
   s.steps.kfac = 0.2;
   s.steps.kfac_beta = 0.2;
   ProblemRecord r =
@@ -253,6 +269,8 @@ ProblemRecord logistic_regression_2d(const StudySettings& st) {
                  "classification");
   r.parameter_names = {"w", "b"};
   r.reference = logistic_quadrature(p, st.quick ? 121 : 301);
+  r.design = s.logistic_design;
+  r.targets = p.labels;
   run_suites(s, r);
   return r;
 }

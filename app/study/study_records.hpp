@@ -72,6 +72,8 @@ struct MethodRecord {
   std::string name;    // the method's key (method_catalog.hpp)
   std::string status;  // vi::FitStatus as text
   std::string message;
+  std::string health = "ok";  // "ok", "poor" or "diverged" (fit_health.hpp), with the reason
+  std::string health_reason;
   std::vector<vi::HistoryRow> history;    // metrics: test_log_likelihood, then test_rmse or
                                           // test_accuracy (see README.md of this folder)
   std::vector<CurvatureCheck> curvature;  // empty for MAP
@@ -112,8 +114,16 @@ struct ProblemRecord {
   Eigen::MatrixXd train_inputs, train_targets;  // for the predictive plots
   std::vector<double> grid_x, grid_y;           // the plotting grid's axes (1-D: grid_y empty)
   std::optional<ReferencePosterior> reference;
-  // Bayesian linear regression: the data of the closed form (Φ, y, τ), written to results.json
-  // so that a test can recompute the posterior on its own.
+  // The no-skill predictive's test log-likelihood, the line below which a fit is poor
+  // (fit_health.hpp).
+  double no_skill_log_likelihood = 0.0;
+  // How the ELBOs of the histories were computed: "exact" or "monte_carlo".
+  std::string elbo_method = "monte_carlo";
+  int elbo_samples = 0;  // the Monte-Carlo draws per ELBO (0 when exact)
+  std::string elbo_how;  // the same in words, for the report
+  // The linear models' data (Bayesian linear regression: Φ, y, τ; logistic regression: Φ =
+  // [x | 1] and the labels, τ = 0), written to results.json so that a test can recompute the
+  // posterior and the evidence on its own.
   Eigen::MatrixXd design;
   Eigen::VectorXd targets;
   double noise_precision = 0.0;

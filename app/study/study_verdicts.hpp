@@ -1,22 +1,33 @@
 // The study's verdicts: claims about the methods and curvatures, each confirmed or refuted by the
 // numbers of this run, with the numbers.
 //
-// Claims (each made only where the run has the data for it):
+// Two kinds. A *finding* is a statement from the literature that the numbers could refute; a
+// *check* is an identity that holds by construction for the problem (the GGN of a model linear
+// in θ is its Hessian; VON's fixed point on a conjugate model is the exact posterior), listed
+// apart as a sanity check of the implementation and never counted as a finding.
+//
+// Findings (each made only where the run has the data for it):
 //   * the GGN, the empirical Fisher, the MC Fisher and K-FAC approach the Hessian as training
 //     goes on (relative Frobenius error at the last point of the MAP trajectory at most
-//     approach_factor times the first);
-//   * the empirical Fisher is a worse Hessian approximation than the GGN at the MAP;
+//     approach_factor times the first; Martens 2020);
+//   * the empirical Fisher is a worse Hessian approximation than the GGN at the MAP (Kunstner,
+//     Balles & Hennig 2019) — only where the GGN is not the Hessian itself;
+//   * IVON with β₂ = 0.999 estimates the Hessian better than with the default β₂ (Shen et al.
+//     2024);
+//   * diagonal VON's running precision tracks the exact Hessian more closely than diagonal VOGN's
+//     empirical Fisher (relative error of the diagonals at the end; Khan et al. 2018) — diagonal
+//     against diagonal;
+//   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
+//     of iterations (Zhang et al. 2018).
+// Checks:
 //   * VON (full) and full VOGN with the GGN reach the exact posterior of the conjugate problem,
 //     diagonal VON and diagonal VOGN with the GGN its mean-field optimum (mean and standard
-//     deviations within 1e-6 relative);
-//   * IVON's Hessian estimate stays near its initial value h₀ (it covered less than half of the
-//     way from h₀ to the exact Hessian's mean diagonal), and β₂ = 0.999 estimates it better;
+//     deviations within 1e-6 relative; Khan et al. 2018);
 //   * where an approximation is exact for the model (GGN of a linear model or a GLM), that it
 //     equals the Hessian throughout;
-//   * VON's running precision tracks the exact Hessian more closely than VOGN's empirical Fisher
-//     (relative error of the diagonals at the end);
-//   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
-//     of iterations.
+//   * IVON's Hessian estimate stays near its initial value h₀ (less than half of the way from h₀
+//     to the exact Hessian's mean diagonal) where its moving average cannot have gone further in
+//     the run's T steps (1 − β₂^T < ½; a finding otherwise).
 #pragma once
 
 #include <string>
@@ -26,11 +37,17 @@
 
 namespace ngvi::app::study {
 
+enum class ClaimKind { finding, check };
+
+inline const char* to_string(ClaimKind k) { return k == ClaimKind::check ? "check" : "finding"; }
+
 struct StudyVerdict {
   std::string problem;  // a problem key
   std::string claim;
-  bool confirmed = false;
-  std::string evidence;  // the numbers
+  ClaimKind kind = ClaimKind::finding;
+  bool confirmed = false;  // a finding confirmed, or a check that passed
+  std::string evidence;    // the numbers
+  std::string citation;    // the paper the claim comes from (authors, year)
 };
 
 // Tolerance of "reaches the exact posterior": the largest relative error of the mean (relative to

@@ -15,4 +15,8 @@ using ad::verify::Tolerance;
 // relative (rel), means in units of the exact posterior sd (abs).
 inline constexpr Tolerance gaussian_vs_exact_posterior{0.25, 0.5};
 
+// A closed-form ELBO recomputed from a method's mean and standard deviations as written to
+// results.json (17 significant digits): round-off of sums over N examples and of sd = √var.
+inline constexpr Tolerance closed_form_elbo{1e-9, 1e-9};
+
 }  // namespace ngvi::test::study_tolerances

@@ -126,6 +126,25 @@ BOOST_AUTO_TEST_CASE(only_the_requested_formats) {
   BOOST_TEST(!fs::exists(dir.path / "only.png"));
 }
 
+BOOST_AUTO_TEST_CASE(a_fixed_y_range_clips_an_outlier) {
+  // One point at 10⁶ among values near 1: autoscaled, the axis runs to 1e+06; with the range
+  // fixed to [−2, 3] its ticks are those of that range and the outlier is clipped.
+  TempDir dir;
+  plot::LinePlot p;
+  p.axes = {"clip", "x", "y", false, false, 400, 300};
+  p.series.push_back({"a", {0.0, 1.0, 2.0}, {0.0, 1e6, 1.0}, plot::Style::lines, ""});
+  plot::render(p, dir.path / "auto", {plot::Format::svg});
+  BOOST_TEST(contains(read_file(dir.path / "auto.svg"), "1e+06</text>"));
+  p.axes.y_min = -2.0;
+  p.axes.y_max = 3.0;
+  plot::render(p, dir.path / "fixed", {plot::Format::svg});
+  const std::string svg = read_file(dir.path / "fixed.svg");
+  BOOST_TEST(contains(svg, ">-2</text>"));
+  BOOST_TEST(!contains(svg, "1e+06"));
+  p.axes.y_max = -2.0;
+  BOOST_CHECK_THROW(plot::render(p, dir.path / "empty_range"), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(bad_figures_are_errors) {
   TempDir dir;
   plot::LinePlot ragged = two_lines();

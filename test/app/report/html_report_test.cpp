@@ -34,8 +34,9 @@ report::Report sample(const TempDir& dir) {
                          report::Figure{"svg figure", "plots/a.svg", "plots/b.png"}}});
   r.sections.push_back({"Second",
                         {report::Figure{"png figure", "", "plots/b.png"},
-                         report::Verdict{"GGN approaches H", true, "error 0.5 → 0.01"},
-                         report::Verdict{"EF approaches H", false, "error 0.5 → 0.7"}}});
+                         report::Verdict{"GGN approaches H", true, "error 0.5 → 0.01", false, ""},
+                         report::Verdict{"EF approaches H", false, "error 0.5 → 0.7", false, ""},
+                         report::Verdict{"GGN = H", false, "error 0.1", true, "Martens 2020"}}});
   return r;
 }
 
@@ -59,6 +60,9 @@ BOOST_AUTO_TEST_CASE(self_contained_and_escaped) {
   BOOST_TEST(contains(html, "<td>a|b</td><td>&lt;3</td>"));
   BOOST_TEST(contains(html, "<strong>Confirmed:</strong> GGN approaches H. error 0.5 → 0.01"));
   BOOST_TEST(contains(html, "class=\"verdict refuted\"><strong>Refuted:</strong> EF approaches H"));
+  BOOST_TEST(contains(html,
+                      "class=\"verdict refuted check\"><strong>Check failed:</strong> GGN = "
+                      "H. error 0.1 (Martens 2020)"));
   BOOST_TEST(contains(html, "<a href=\"#s2\">Second</a>"));
 }
 

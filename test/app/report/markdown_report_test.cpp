@@ -18,12 +18,13 @@ BOOST_AUTO_TEST_CASE(renders_every_block) {
        {report::Paragraph{"Text."}, report::Table{"cap", {"method", "RMSE"}, {{"a|b", "2.9"}}},
         report::Figure{"fig", "plots/a.svg", "plots/a.png"},
         report::Figure{"png only", "", "plots/b.png"},
-        report::Verdict{"claim", false, "numbers"}}});
+        report::Verdict{"claim", false, "numbers", false, ""},
+        report::Verdict{"identity", true, "0", true, "Khan et al. 2018"}}});
   const std::string expected =
       "# Study\n\nIntro.\n\n## Results\n\nText.\n\n*cap*\n\n| method | RMSE |\n| --- | ---: |\n| "
       "a\\|b | 2.9 |\n\n"
       "![fig](plots/a.svg) ([PNG](plots/a.png))\n\n![png only](plots/b.png)\n\n> **Refuted:** "
-      "claim. numbers\n\n";
+      "claim. numbers\n\n> **Check passed:** identity. 0 (Khan et al. 2018)\n\n";
   BOOST_TEST(report::render_markdown(r) == expected);
 }
 
