@@ -90,9 +90,9 @@ struct HtmlBlock {
            "</figcaption></figure>\n";
   }
   std::string operator()(const Verdict& v) const {
-    return std::string("<p class=\"verdict ") + (v.confirmed ? "confirmed" : "refuted") +
-           (v.check ? " check" : "") + "\"><strong>" + v.status() + ":</strong> " +
-           html_escape(v.claim) + ". " + html_escape(v.evidence_cited()) + "</p>\n";
+    return "<p class=\"verdict " + v.css_class() + (v.check ? " check" : "") + "\"><strong>" +
+           v.status() + ":</strong> " + html_escape(v.claim) + ". " +
+           html_escape(v.evidence_cited()) + "</p>\n";
   }
 };
 
@@ -122,7 +122,7 @@ inline std::string render_html(const Report& report, const std::filesystem::path
       "figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}\n"
       "figcaption{font-size:.9rem;color:#555}.verdict{padding:.5rem .8rem;border-left:4px solid}\n"
       ".confirmed{border-color:#2ca02c;background:#f0faf0}.refuted{border-color:#d62728;background:"
-      "#fdf0f0}\n"
+      "#fdf0f0}.inconclusive{border-color:#999;background:#f5f5f5}\n"
       "</style>\n</head>\n<body>\n<h1>" +
       html_escape(report.title) + "</h1>\n";
   for (const Paragraph& p : report.introduction) s += "<p>" + html_escape(p.text) + "</p>\n";

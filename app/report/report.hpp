@@ -30,16 +30,22 @@ struct Figure {
 };
 
 struct Verdict {
-  std::string claim;       // e.g. "the GGN approaches the Hessian as training goes on"
-  bool confirmed = false;  // whether the numbers support the claim (a check: whether it passed)
-  std::string evidence;    // the numbers
-  bool check = false;      // an identity that holds by construction, not a finding
-  std::string citation;    // where the claim comes from (authors, year); empty: none
+  std::string claim;          // e.g. "the GGN approaches the Hessian as training goes on"
+  bool confirmed = false;     // whether the numbers support the claim (a check: whether it passed)
+  std::string evidence;       // the numbers
+  bool check = false;         // an identity that holds by construction, not a finding
+  std::string citation;       // where the claim comes from (authors, year); empty: none
+  bool inconclusive = false;  // a finding the numbers cannot decide (confirmed is then false)
 
-  // "Confirmed" / "Refuted" for a finding, "Check passed" / "Check failed" for a check.
+  // "Confirmed" / "Refuted" / "Inconclusive" for a finding, "Check passed" / "Check failed" for
+  // a check.
   std::string status() const {
     if (check) return confirmed ? "Check passed" : "Check failed";
-    return confirmed ? "Confirmed" : "Refuted";
+    return inconclusive ? "Inconclusive" : confirmed ? "Confirmed" : "Refuted";
+  }
+  // The CSS class of its colour: confirmed, refuted or inconclusive.
+  std::string css_class() const {
+    return inconclusive ? "inconclusive" : confirmed ? "confirmed" : "refuted";
   }
   // The evidence, then the citation in parentheses.
   std::string evidence_cited() const {

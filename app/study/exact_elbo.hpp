@@ -22,7 +22,9 @@
 namespace ngvi::app::study {
 
 // log(1 + eᶠ) without overflow.
-inline double softplus(double f) { return f > 0.0 ? f + std::log1p(std::exp(-f)) : std::log1p(std::exp(f)); }
+inline double softplus(double f) {
+  return f > 0.0 ? f + std::log1p(std::exp(-f)) : std::log1p(std::exp(f));
+}
 
 // E[softplus(m + s z)], z ~ N(0, 1), s ≥ 0. Cost: an adaptive 31-point Gauss–Kronrod rule,
 // typically a few hundred evaluations.
@@ -32,7 +34,7 @@ inline double expected_softplus(double m, double s) {
   const double norm = 1.0 / std::sqrt(2.0 * std::numbers::pi);
   auto integrand = [&](double z) { return softplus(m + s * z) * norm * std::exp(-0.5 * z * z); };
   return boost::math::quadrature::gauss_kronrod<double, 31>::integrate(integrand, -inf, inf, 15,
-                                                                        1e-12);
+                                                                       1e-12);
 }
 
 // Σᵢ E_q[ℓᵢ] for the logistic GLM with design Φ (N×P, rows φᵢ), labels y ∈ {0, 1} and q =
@@ -41,11 +43,11 @@ inline double logistic_glm_expected_nll(const Eigen::MatrixXd& phi, const Eigen:
                                         const Eigen::VectorXd& mu, const Eigen::MatrixXd& sigma) {
   if (y.size() != phi.rows() || mu.size() != phi.cols() || sigma.rows() != phi.cols() ||
       sigma.cols() != phi.cols())
-    throw std::invalid_argument(
-        "ngvi::app::study::logistic_glm_expected_nll: Φ is " + std::to_string(phi.rows()) + "×" +
-        std::to_string(phi.cols()) + ", y has " + std::to_string(y.size()) + " rows, μ " +
-        std::to_string(mu.size()) + ", Σ is " + std::to_string(sigma.rows()) + "×" +
-        std::to_string(sigma.cols()));
+    throw std::invalid_argument("ngvi::app::study::logistic_glm_expected_nll: Φ is " +
+                                std::to_string(phi.rows()) + "×" + std::to_string(phi.cols()) +
+                                ", y has " + std::to_string(y.size()) + " rows, μ " +
+                                std::to_string(mu.size()) + ", Σ is " +
+                                std::to_string(sigma.rows()) + "×" + std::to_string(sigma.cols()));
   const Eigen::VectorXd m = phi * mu;
   const Eigen::VectorXd v = (phi * sigma).cwiseProduct(phi).rowwise().sum();
   double total = 0.0;

@@ -67,6 +67,9 @@ struct ProblemSetup {
   // Draws θ ~ q for the test metrics of each history row, and for the final ones.
   int history_predictive_samples = 10;
   int final_predictive_samples = 100;
+  // Draws θ ~ q for the final ELBO's Monte-Carlo estimate and its standard error (unless the
+  // ELBO is exact).
+  int final_elbo_samples = 200;
   // Inputs (rows) at which each posterior's predictive is drawn for the plots; empty: none.
   Eigen::MatrixXd grid{};
   // The training loss is quadratic in θ (a model linear in θ with the Gaussian likelihood): the

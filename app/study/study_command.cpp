@@ -121,7 +121,7 @@ int run(const StudyOptions& opt) {
   for (const study::StudyVerdict& v : run.verdicts)
     fmt::print("  [{}] {}: {}\n",
                v.kind == study::ClaimKind::check ? (v.confirmed ? "check passed" : "check FAILED")
-                                                 : (v.confirmed ? "confirmed" : "refuted"),
+                                                 : v.status(),
                v.problem, v.claim);
   fmt::print("\nreport folder written: {} (open {} in a browser; numbers in results.json)\n",
              opt.common.out.string(), (opt.common.out / "report.html").string());

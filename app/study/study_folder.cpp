@@ -340,7 +340,9 @@ report::Table summary_table(const ProblemRecord& p, bool timing) {
                                     m.health == "ok" ? m.status : m.status + ", " + m.health,
                                     std::to_string(m.steps)};
     if (timing) row.push_back(fmt::format("{:.2f}", m.seconds));
-    row.push_back(fmt_num(m.elbo, "{:.5g}"));
+    row.push_back(fmt_num(m.elbo, "{:.5g}") +
+                  (m.elbo_standard_error > 0.0 ? " ± " + fmt_num(m.elbo_standard_error, "{:.2g}")
+                                               : std::string()));
     row.push_back(fmt_num(m.test_log_likelihood));
     row.push_back(fmt_num(classification ? m.test_accuracy : m.test_rmse));
     row.push_back(
@@ -366,26 +368,28 @@ report::Table summary_table(const ProblemRecord& p, bool timing) {
 }
 
 report::Verdict report_verdict(const StudyVerdict& v, std::string claim) {
-  return report::Verdict{std::move(claim), v.confirmed, v.evidence, v.kind == ClaimKind::check,
-                         v.citation};
+  return report::Verdict{std::move(claim),           v.confirmed, v.evidence,
+                         v.kind == ClaimKind::check, v.citation,  v.inconclusive};
 }
 
 report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& figures) {
   report::Report r;
   r.title = "ngvi study: natural-gradient variational inference on built-in problems";
-  int findings = 0, confirmed = 0, checks = 0, passed = 0;
+  int findings = 0, confirmed = 0, inconclusive = 0, checks = 0, passed = 0;
   for (const StudyVerdict& v : run.verdicts) {
     const bool check = v.kind == ClaimKind::check;
     (check ? checks : findings) += 1;
     (check ? passed : confirmed) += v.confirmed ? 1 : 0;
+    inconclusive += v.inconclusive ? 1 : 0;
   }
   r.introduction.push_back({fmt::format(
       "Every method below was fitted to every problem from the same seed ({}){}, through the "
       "library's one fit loop (vi::fit). {} findings from the literature were judged against "
-      "this run's numbers: {} confirmed, {} refuted. Apart from them, {} sanity checks — "
-      "identities that hold by construction — {} passed.{}",
+      "this run's numbers: {} confirmed, {} refuted, {} inconclusive. Apart from them, {} sanity "
+      "checks — identities that hold by construction — {} passed.{}",
       run.seed, run.quick ? " in the short --quick version" : "", findings, confirmed,
-      findings - confirmed, checks, passed == checks ? "all" : fmt::format("{} of them", passed),
+      findings - confirmed - inconclusive, inconclusive, checks,
+      passed == checks ? "all" : fmt::format("{} of them", passed),
       run.timing ? fmt::format(" The fits and their measurements took {:.1f} s.", run.seconds)
                  : std::string())});
   r.introduction.push_back(

@@ -33,6 +33,7 @@ json method_json(const ProblemRecord& p, const MethodRecord& m, bool timing) {
   j["steps"] = m.steps;
   if (timing) j["seconds"] = m.seconds;
   j["final"] = {{"elbo", m.elbo},
+                {"elbo_standard_error", m.elbo_standard_error},
                 {"test_log_likelihood", m.test_log_likelihood},
                 {"test_rmse", m.test_rmse},
                 {"test_accuracy", m.test_accuracy},
@@ -147,6 +148,7 @@ json results_json(const StudyRun& run) {
     j["verdicts"].push_back({{"problem", v.problem},
                              {"claim", v.claim},
                              {"kind", to_string(v.kind)},
+                             {"status", v.status()},
                              {"confirmed", v.confirmed},
                              {"evidence", v.evidence},
                              {"citation", v.citation}});

@@ -71,6 +71,7 @@ ProblemSetup setup_for(const std::string& name, const Model& train, const Model&
   s.seed = st.seed;
   s.history_predictive_samples = st.quick ? 5 : 10;
   s.final_predictive_samples = st.quick ? 30 : 100;
+  s.final_elbo_samples = st.quick ? 50 : 200;
   return s;
 }
 

@@ -84,7 +84,10 @@ struct MethodRecord {
   double seconds = 0.0;  // wall time of the steps
   // Final posterior and predictive on the test set (MAP: the Laplace approximation, GLM).
   Eigen::VectorXd mean, marginal_sd;
-  double elbo = 0.0;  // last history row's (−∞ for MAP's point mass)
+  // The final q's ELBO (−∞ for MAP's point mass): exact where the problem allows, else Monte
+  // Carlo from ProblemSetup::final_elbo_samples draws with its standard error (0 when exact).
+  double elbo = 0.0;
+  double elbo_standard_error = 0.0;
   double test_log_likelihood = 0.0;
   double test_rmse = 0.0;              // regression (original units); NaN otherwise
   double test_accuracy = 0.0;          // classification; NaN otherwise

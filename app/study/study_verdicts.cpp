@@ -171,16 +171,26 @@ void elbo_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
     if (m && std::isfinite(m->elbo) && (!best || m->elbo > best->elbo)) best = m;
   }
   if (!best) return;
-  out.push_back(
-      {p.name,
-       "natural-gradient VI reaches a higher ELBO than Bayes-by-backprop in the same number of "
-       "iterations",
-       ClaimKind::finding, best->elbo > bbb->elbo,
-       fmt::format("final ELBO ({}) after {} iterations: best natural-gradient method {} {:.5g}, "
-                   "Bayes-by-backprop {:.5g}",
-                   p.elbo_how, bbb->steps, method_info(best->name).label, best->elbo, bbb->elbo) +
-           health_note({best, bbb}),
-       zhang});
+  const double difference = best->elbo - bbb->elbo;
+  const double se = std::hypot(best->elbo_standard_error, bbb->elbo_standard_error);
+  const double margin = elbo_margin_standard_errors * se;
+  StudyVerdict v{
+      p.name,
+      "natural-gradient VI reaches a higher ELBO than Bayes-by-backprop in the same number of "
+      "iterations",
+      ClaimKind::finding,
+      difference > margin,
+      fmt::format("final ELBO ({}) after {} iterations: best natural-gradient method {} {:.5g}, "
+                  "Bayes-by-backprop {:.5g}; difference {:.3g}{}",
+                  p.elbo_method == "exact" ? p.elbo_how : "Monte Carlo over the final q",
+                  bbb->steps, method_info(best->name).label, best->elbo, bbb->elbo, difference,
+                  se > 0.0 ? fmt::format(" ± {:.2g} (standard error; the margin is {} of them)", se,
+                                         elbo_margin_standard_errors)
+                           : std::string()) +
+          health_note({best, bbb}),
+      zhang};
+  v.inconclusive = std::abs(difference) <= margin && se > 0.0;
+  out.push_back(std::move(v));
 }
 
 }  // namespace

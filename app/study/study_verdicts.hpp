@@ -18,7 +18,9 @@
 //     empirical Fisher (relative error of the diagonals at the end; Khan et al. 2018) — diagonal
 //     against diagonal;
 //   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
-//     of iterations (Zhang et al. 2018).
+//     of iterations (Zhang et al. 2018): decided by the exact ELBOs where the problem has them,
+//     else by the Monte-Carlo ones with elbo_margin_standard_errors standard errors of the
+//     difference as the margin, inconclusive within it.
 // Checks:
 //   * VON (full) and full VOGN with the GGN reach the exact posterior of the conjugate problem,
 //     diagonal VON and diagonal VOGN with the GGN its mean-field optimum (mean and standard
@@ -48,7 +50,19 @@ struct StudyVerdict {
   bool confirmed = false;  // a finding confirmed, or a check that passed
   std::string evidence;    // the numbers
   std::string citation;    // the paper the claim comes from (authors, year)
+  // The numbers cannot decide the finding within its margin (confirmed is then false).
+  bool inconclusive = false;
+
+  // "confirmed", "refuted" or "inconclusive" (a check: "confirmed" when it passed).
+  std::string status() const {
+    return inconclusive ? "inconclusive" : confirmed ? "confirmed" : "refuted";
+  }
 };
+
+// A Monte-Carlo ELBO difference decides "higher" only when it exceeds this many standard errors
+// of the difference (about a 2.3% one-sided chance of a wrong decision when the ELBOs are equal);
+// within it the finding is inconclusive.
+inline constexpr double elbo_margin_standard_errors = 2.0;
 
 // Tolerance of "reaches the exact posterior": the largest relative error of the mean (relative to
 // the largest |mean|) and of the standard deviations.

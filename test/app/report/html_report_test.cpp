@@ -32,11 +32,14 @@ report::Report sample(const TempDir& dir) {
                         {report::Paragraph{"p1"},
                          report::Table{"cap", {"method", "RMSE"}, {{"VON", "2.9"}, {"a|b", "<3"}}},
                          report::Figure{"svg figure", "plots/a.svg", "plots/b.png"}}});
-  r.sections.push_back({"Second",
-                        {report::Figure{"png figure", "", "plots/b.png"},
-                         report::Verdict{"GGN approaches H", true, "error 0.5 → 0.01", false, ""},
-                         report::Verdict{"EF approaches H", false, "error 0.5 → 0.7", false, ""},
-                         report::Verdict{"GGN = H", false, "error 0.1", true, "Martens 2020"}}});
+  r.sections.push_back(
+      {"Second",
+       {report::Figure{"png figure", "", "plots/b.png"},
+        report::Verdict{"GGN approaches H", true, "error 0.5 → 0.01", false, "", false},
+        report::Verdict{"EF approaches H", false, "error 0.5 → 0.7", false, "", false},
+        report::Verdict{"GGN = H", false, "error 0.1", true, "Martens 2020", false},
+        report::Verdict{"VON's ELBO is higher", false, "0.1 ± 0.2", false, "Zhang et al. 2018",
+                        true}}});
   return r;
 }
 
@@ -63,6 +66,7 @@ BOOST_AUTO_TEST_CASE(self_contained_and_escaped) {
   BOOST_TEST(contains(html,
                       "class=\"verdict refuted check\"><strong>Check failed:</strong> GGN = "
                       "H. error 0.1 (Martens 2020)"));
+  BOOST_TEST(contains(html, "class=\"verdict inconclusive\"><strong>Inconclusive:</strong> VON"));
   BOOST_TEST(contains(html, "<a href=\"#s2\">Second</a>"));
 }
 

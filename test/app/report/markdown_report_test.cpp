@@ -18,8 +18,8 @@ BOOST_AUTO_TEST_CASE(renders_every_block) {
        {report::Paragraph{"Text."}, report::Table{"cap", {"method", "RMSE"}, {{"a|b", "2.9"}}},
         report::Figure{"fig", "plots/a.svg", "plots/a.png"},
         report::Figure{"png only", "", "plots/b.png"},
-        report::Verdict{"claim", false, "numbers", false, ""},
-        report::Verdict{"identity", true, "0", true, "Khan et al. 2018"}}});
+        report::Verdict{"claim", false, "numbers", false, "", false},
+        report::Verdict{"identity", true, "0", true, "Khan et al. 2018", false}}});
   const std::string expected =
       "# Study\n\nIntro.\n\n## Results\n\nText.\n\n*cap*\n\n| method | RMSE |\n| --- | ---: |\n| "
       "a\\|b | 2.9 |\n\n"

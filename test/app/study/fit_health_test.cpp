@@ -36,8 +36,9 @@ BOOST_AUTO_TEST_CASE(no_skill_predictive_against_boost_densities) {
   for (const double y : test) expected += std::log(boost::math::pdf(normal, y)) / 3.0;
   NGVI_CHECK_REPORT(verify::compare(study::no_skill_log_likelihood(train, test, false), expected,
                                     round_off, "regression"));
-  NGVI_CHECK_REPORT(verify::compare(study::no_skill_log_likelihood(train, test, false, std::log(2.0)),
-                                    expected - std::log(2.0), round_off, "standardised"));
+  NGVI_CHECK_REPORT(
+      verify::compare(study::no_skill_log_likelihood(train, test, false, std::log(2.0)),
+                      expected - std::log(2.0), round_off, "standardised"));
   // Labels: Laplace's rule p = (Σy + 1)/(N + 2) = 3/6.
   const VectorXd labels = (VectorXd(4) << 1.0, 0.0, 1.0, 0.0).finished();
   const VectorXd test_labels = (VectorXd(3) << 1.0, 1.0, 0.0).finished();

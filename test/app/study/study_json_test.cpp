@@ -225,6 +225,10 @@ BOOST_AUTO_TEST_CASE(verdicts_are_findings_or_checks_with_a_citation) {
     BOOST_TEST_CONTEXT(claim) {
       BOOST_TEST((kind == "finding" || kind == "check"));
       BOOST_TEST(!v["citation"].get<std::string>().empty());
+      const std::string status = v["status"];
+      BOOST_TEST((status == "confirmed" || status == "refuted" || status == "inconclusive"));
+      BOOST_TEST((status == "confirmed") == v["confirmed"].get<bool>());
+      if (kind == "check") BOOST_TEST(status != "inconclusive");
       if (claim.find("reaches the exact posterior") != std::string::npos ||
           claim.find("equals the Hessian throughout") != std::string::npos)
         BOOST_TEST(kind == "check");
@@ -247,6 +251,7 @@ BOOST_AUTO_TEST_CASE(logistic_elbos_are_exact_and_below_the_evidence) {
   const auto [phi, y] = linear_data(p);
   const Eigen::Index n = phi.rows();
   const double delta = p["prior_precision"];
+  for (const json& m : p["methods"]) BOOST_TEST(m["final"]["elbo_standard_error"] == 0.0);
   const double log_2pi = std::log(2.0 * std::numbers::pi);
   auto softplus = [](double f) {
     return f > 0 ? f + std::log1p(std::exp(-f)) : std::log1p(std::exp(f));
