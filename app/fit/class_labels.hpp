@@ -62,7 +62,7 @@ inline int infer_class_count(const CsvTable& table, Eigen::Index column) {
         table.file, table.lines[static_cast<std::size_t>(largest)],
         static_cast<std::size_t>(column + 1),
         fmt::format("a class label below {} in {}: {} distinct labels in {} rows allow at most "
-                    "min(rows, max(2·distinct, distinct + 10)) = {} classes (a mistyped label?); "
+                    "min(rows, max(2 * distinct, distinct + 10)) = {} classes (a mistyped label?); "
                     "state the number of classes with --classes K if there are more",
                     limit, table.describe_column(column), d, rows, limit),
         fmt::format("the label {}", label));

@@ -15,7 +15,7 @@
 //      and target y; the first byte of the rest chooses regression (even) or a 3-class
 //      classifier (odd);
 //   5  a checkpoint file (`ngvi fit --resume FILE`); one that reads must hold together (its
-//      order a permutation, its position within it, each state array its shape's numbers).
+//      order a permutation, its position within it).
 // The contract checked: a reader returns, or throws nn::DataError whose message is printable
 // ASCII (random bytes escaped). Any other exception, a crash, a hang, a leak or undefined
 // behaviour (ASan + UBSan) is a finding. Built by the `fuzz` preset (clang, -fsanitize=fuzzer);
@@ -115,9 +115,6 @@ void run(std::uint8_t mode, std::string_view rest) {
     if (ngvi::vi::first_non_permutation_entry(c.order) ||
         c.position > static_cast<Eigen::Index>(c.order.size()))
       finding("a checkpoint whose order and position do not hold together", std::string(rest));
-    for (const auto& [name, m] : c.state)
-      if (m.rows() < 0 || m.cols() < 0)
-        finding("a checkpoint state array of negative shape", std::string(rest));
   } else {
     const fs::path uci = dir / "uci";
     fs::remove_all(uci);
