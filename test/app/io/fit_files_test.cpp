@@ -62,7 +62,7 @@ BOOST_AUTO_TEST_CASE(a_run_resumed_from_its_checkpoint_file_ends_where_the_whole
   const auto whole = vi::fit(model, o, a, app::HistoryWriter{csv}, app::HistoryWriter{json});
   // Stopped by a callback at iteration 11: the Checkpointer wrote every 5 iterations and, as the
   // run did not fail, its final state.
-  vi::fit(model, o, b, app::Checkpointer{ckpt, 5}, StopAt{11});
+  vi::fit(model, o, b, app::Checkpointer{ckpt, 5, ""}, StopAt{11});
   const vi::FitCheckpoint c = app::load_checkpoint(ckpt);
   BOOST_TEST(c.iteration == 11);
   const auto resumed = vi::resume(model, o, c);
@@ -102,6 +102,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_carries_its_data_fingerprint) {
 
   const auto model = quadratic_model();
   ScriptedOptions o;
+  o.loop.minibatch = 3;
   o.loop.epochs = 2;
   const fs::path ckpt = scratch("fingerprinted.ckpt");
   vi::Rng rng(4);
