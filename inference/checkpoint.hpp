@@ -11,6 +11,14 @@
 // a diverged loss ±∞), which JSON cannot hold, is saved as the string "NaN", "Infinity" or
 // "-Infinity". Generators are saved in the standard's textual form of std::mt19937_64. Files are
 // written by the Checkpointer callback (callbacks.hpp), atomically.
+//
+// decode() checks every field on its own, since a checkpoint is a file anyone can edit or
+// truncate: counts not negative, the order a permutation of 0..N−1 and the position in 0..N, each
+// state array's numbers as many as its shape, the counters not negative. A failure names the
+// field. Every number is finite: JSON cannot hold one that is not (an overflowing literal such as
+// 1e400 is a parse error), and the history's are the strings above. Whether the checkpoint fits a
+// model (N, the state's shapes) is checked when a run resumes from it; data_fingerprint, an
+// identifier of the data set chosen by the caller, is compared by that caller.
 #pragma once
 
 #include <cmath>
@@ -25,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include <inference/fit_result.hpp>
+#include <inference/minibatch.hpp>
 #include <inference/random.hpp>
 
 namespace ngvi::vi {
@@ -49,6 +58,18 @@ inline double history_number(const nlohmann::json& j) {
                               "\", not a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
 }
 
+// Throws std::invalid_argument naming `field` unless `ok`.
+inline void check_field(bool ok, const std::string& field, const std::string& what) {
+  if (!ok) throw std::invalid_argument("field \"" + field + "\" " + what);
+}
+
+// j as a count: an integer ≥ 0. Throws std::invalid_argument naming `field`.
+inline Eigen::Index count_field(const nlohmann::json& j, const std::string& field) {
+  check_field(j.is_number_integer() && j.get<long long>() >= 0, field,
+              "is " + j.dump() + ", not an integer >= 0");
+  return j.get<Eigen::Index>();
+}
+
 }  // namespace detail
 
 struct FitCheckpoint {
@@ -65,6 +86,9 @@ struct FitCheckpoint {
   // Σᵢ ℓᵢ at the run's initial mean, where the divergence rule starts (DivergenceRule,
   // loop_options.hpp); NaN in a checkpoint written before it was saved.
   double start_train_nll = std::numeric_limits<double>::quiet_NaN();
+  // What the caller set to identify the data set the run is on (the tool: its size and a
+  // checksum of its numbers); empty: none. resume() does not read it: the caller compares it.
+  std::string data_fingerprint;
 
   // Cost: O(size of the state) text formatting.
   std::string encode() const {
@@ -100,6 +124,7 @@ struct FitCheckpoint {
     }
     j["history"] = rows;
     j["start_train_nll"] = detail::history_number(start_train_nll);
+    if (!data_fingerprint.empty()) j["data_fingerprint"] = data_fingerprint;
     j["counters"] = {{"steps", counters.steps},
                      {"remedies", counters.remedies},
                      {"seconds_gradients", counters.seconds_gradients},
@@ -109,38 +134,56 @@ struct FitCheckpoint {
     return j.dump();
   }
 
-  // Throws std::invalid_argument naming what is missing or malformed.
+  // Throws std::invalid_argument naming what is missing or malformed (see the top of the file).
+  // Cost: O(size of the text).
   static FitCheckpoint decode(std::string_view text) {
+    using detail::count_field;
     using nlohmann::json;
     json j;
     try {
       j = json::parse(text);
-      if (j.value("format", std::string()) != "ngvi.checkpoint")
+      if (!j.is_object() || j.value("format", std::string()) != "ngvi.checkpoint")
         throw std::invalid_argument("not an ngvi checkpoint (no \"format\": \"ngvi.checkpoint\")");
       if (j.at("version").get<int>() != 1)
         throw std::invalid_argument("unsupported checkpoint version " + j.at("version").dump());
       FitCheckpoint c;
       c.method = j.at("method").get<std::string>();
-      c.iteration = j.at("iteration").get<Eigen::Index>();
-      c.epoch = j.at("epoch").get<Eigen::Index>();
+      c.iteration = count_field(j.at("iteration"), "iteration");
+      c.epoch = count_field(j.at("epoch"), "epoch");
       c.order = j.at("order").get<std::vector<Eigen::Index>>();
-      c.position = j.at("position").get<Eigen::Index>();
+      const auto n = static_cast<Eigen::Index>(c.order.size());
+      if (const auto k = first_non_permutation_entry(c.order))
+        detail::check_field(
+            false, "order",
+            "is not a permutation of 0.." + std::to_string(n - 1) + ": entry " +
+                std::to_string(*k) + " is " + std::to_string(c.order[*k]) +
+                (c.order[*k] >= 0 && c.order[*k] < n ? ", which an earlier entry holds" : ""));
+      c.position = count_field(j.at("position"), "position");
+      detail::check_field(c.position <= n, "position",
+                          "is " + std::to_string(c.position) + ", beyond the " + std::to_string(n) +
+                              " entries of the order");
       c.rng = j.at("rng").get<std::string>();
       c.eval_rng = j.at("eval_rng").get<std::string>();
       for (const json& a : j.at("state")) {
-        const auto rows = a.at("rows").get<Eigen::Index>(), cols = a.at("cols").get<Eigen::Index>();
+        const std::string field = "state." + a.at("name").get<std::string>();
+        const Eigen::Index rows = count_field(a.at("rows"), field + ".rows"),
+                           cols = count_field(a.at("cols"), field + ".cols");
         const auto data = a.at("data").get<std::vector<double>>();
-        if (rows < 0 || cols < 0 || static_cast<Eigen::Index>(data.size()) != rows * cols)
-          throw std::invalid_argument(
-              "state array " + a.at("name").dump() + " has " + std::to_string(data.size()) +
-              " numbers for a " + std::to_string(rows) + "×" + std::to_string(cols) + " matrix");
+        const auto size = static_cast<Eigen::Index>(data.size());
+        // rows·cols compared without forming it (it may overflow).
+        detail::check_field(
+            (rows == 0 || cols == 0) ? size == 0 : (size % rows == 0 && size / rows == cols),
+            field + ".data",
+            "has " + std::to_string(data.size()) + " numbers for rows = " + std::to_string(rows) +
+                " and cols = " + std::to_string(cols));
         c.state.emplace_back(a.at("name").get<std::string>(),
                              Eigen::Map<const Eigen::MatrixXd>(data.data(), rows, cols));
       }
       for (const json& r : j.at("history")) {
+        const std::string field = "history[" + std::to_string(c.history.size()) + "]";
         HistoryRow h;
-        h.iteration = r.at("iteration").get<Eigen::Index>();
-        h.epoch = r.at("epoch").get<Eigen::Index>();
+        h.iteration = count_field(r.at("iteration"), field + ".iteration");
+        h.epoch = count_field(r.at("epoch"), field + ".epoch");
         h.elbo = detail::history_number(r.at("elbo"));
         h.expected_nll = detail::history_number(r.at("expected_nll"));
         h.kl = detail::history_number(r.at("kl"));
@@ -152,9 +195,12 @@ struct FitCheckpoint {
       }
       if (j.contains("start_train_nll"))
         c.start_train_nll = detail::history_number(j.at("start_train_nll"));
+      if (j.contains("data_fingerprint"))
+        c.data_fingerprint = j.at("data_fingerprint").get<std::string>();
       const json& k = j.at("counters");
-      c.counters.steps = k.at("steps").get<Eigen::Index>();
-      c.counters.remedies = k.at("remedies").get<std::map<std::string, Eigen::Index>>();
+      c.counters.steps = count_field(k.at("steps"), "counters.steps");
+      for (const auto& r : k.at("remedies").items())
+        c.counters.remedies[r.key()] = count_field(r.value(), "counters.remedies." + r.key());
       c.counters.seconds_gradients = k.at("seconds_gradients").get<double>();
       c.counters.seconds_curvature = k.at("seconds_curvature").get<double>();
       c.counters.seconds_linear_algebra = k.at("seconds_linear_algebra").get<double>();

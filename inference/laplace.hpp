@@ -140,6 +140,25 @@ void require_curvature(LaplaceCurvature c, const char* who) {
         "; use LaplaceCurvature::exact_hessian for this model");
 }
 
+// A number for an error message: std::to_string's, or "not finite" for ±∞ and NaN (which it
+// would print as "inf" or "-nan", a number the reader cannot act on).
+inline std::string number_or_not_finite(double v) {
+  return std::isfinite(v) ? std::to_string(v) : std::string("not finite");
+}
+
+// What to do when Λ = H + δI is not positive definite, true for curvature c: the exact Hessian
+// may be indefinite, so the GGN is the remedy; the GGN and K-FAC are positive semi-definite in
+// exact arithmetic, so there Λ fails only through non-finite or overflowing curvature at θ (a θ
+// from a diverged MAP, inputs far from standardised), which another curvature does not cure.
+inline std::string not_positive_definite_advice(LaplaceCurvature c) {
+  if (c == LaplaceCurvature::exact_hessian)
+    return "θ is not a local minimum of the MAP objective, or H is indefinite there; use "
+           "LaplaceCurvature::ggn, which is positive semi-definite";
+  return std::string("H = ") + to_string(c) +
+         " is positive semi-definite in exact arithmetic, so its entries at θ are not finite or "
+         "too large to add up: check that θ is a converged MAP and the inputs are scaled";
+}
+
 // 0, 1, ..., N − 1.
 template <class Model>
 std::vector<Eigen::Index> every_example(const Model& model) {
@@ -246,7 +265,8 @@ void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const Lapla
 
 // The full-covariance Laplace approximation at theta (see the top of this file). Throws
 // std::invalid_argument for an empty model, a θ of the wrong size or non-finite, or a bad δ,
-// and std::domain_error if Λ = H + δI is not positive definite, naming its smallest eigenvalue.
+// and std::domain_error if Λ = H + δI is not positive definite, naming its smallest eigenvalue
+// ("not finite" if H is not) and a remedy that holds for the curvature in use.
 // Cost: the curvature (exact Hessian: ⌈P/8⌉ dual recordings of the loss; GGN: the per-example
 // Jacobians + N·m·P² flops; K-FAC: its factors + O(P²)), a Cholesky of Λ (P³/3 flops) and one
 // full-data gradient.
@@ -258,15 +278,17 @@ Laplace<FullGaussian> laplace(const Model& model, const Eigen::VectorXd& theta,
   Lambda.diagonal().array() += options.prior_precision;
   std::optional<FullGaussian> q = FullGaussian::from_precision_if_pd(theta, Lambda);
   if (!q) {
-    const Eigen::VectorXd ev =
-        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Lambda, Eigen::EigenvaluesOnly)
-            .eigenvalues();
-    throw std::domain_error(
-        std::string("ngvi::vi::laplace: the precision Λ = H + δI with H = ") +
-        to_string(options.curvature) + " and δ = " + std::to_string(options.prior_precision) +
-        " is not positive definite: its smallest eigenvalue is " + std::to_string(ev(0)) +
-        " (θ is not a local minimum of the MAP objective, or H is indefinite there; use "
-        "LaplaceCurvature::ggn, which is positive semi-definite)");
+    // The eigenvalues of a Λ with a non-finite entry are NaN: say so instead.
+    const double smallest = Lambda.allFinite() ? Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
+                                                     Lambda, Eigen::EigenvaluesOnly)
+                                                     .eigenvalues()(0)
+                                               : std::numeric_limits<double>::quiet_NaN();
+    throw std::domain_error(std::string("ngvi::vi::laplace: the precision Λ = H + δI with H = ") +
+                            to_string(options.curvature) +
+                            " and δ = " + std::to_string(options.prior_precision) +
+                            " is not positive definite: its smallest eigenvalue is " +
+                            detail::number_or_not_finite(smallest) + " (" +
+                            detail::not_positive_definite_advice(options.curvature) + ")");
   }
   Laplace<FullGaussian> r;
   r.log_det_precision = q->log_det_precision();
@@ -289,8 +311,9 @@ Laplace<DiagonalGaussian> diagonal_laplace(const Model& model, const Eigen::Vect
     if (!(lambda(j) > 0.0) || !std::isfinite(lambda(j)))
       throw std::domain_error(
           std::string("ngvi::vi::diagonal_laplace: Λ = diag(H) + δI with H = ") +
-          to_string(options.curvature) + " has Λ = " + std::to_string(lambda(j)) + " at " +
-          describe_parameter(model, j) + ", not positive (use LaplaceCurvature::ggn)");
+          to_string(options.curvature) + " has Λ = " + detail::number_or_not_finite(lambda(j)) +
+          " at " + describe_parameter(model, j) + ", not positive and finite (" +
+          detail::not_positive_definite_advice(options.curvature) + ")");
   Laplace<DiagonalGaussian> r;
   r.log_det_precision = lambda.array().log().sum();
   r.posterior = DiagonalGaussian(theta, lambda);

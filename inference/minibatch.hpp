@@ -5,11 +5,13 @@
 // generator, then cut into ⌈N/M⌉ consecutive batches, the last one smaller when M does not divide
 // N. M ≥ N (or M = 0) means full batch: no shuffle and one batch per epoch, the examples in order.
 // The sampler's whole state (permutation and position) is plain data, so a checkpoint restores it
-// and a resumed run sees the same batches.
+// and a resumed run sees the same batches; restore() accepts only a true permutation (an order of
+// all zeros would make every later minibatch example 0, a silently wrong fit).
 #pragma once
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -21,6 +23,21 @@
 #include <inference/random.hpp>
 
 namespace ngvi::vi {
+
+// The position of the first entry of `order` that keeps it from being a permutation of 0..N−1
+// (N = order.size()): one out of that range or equal to an earlier one; nullopt if it is a
+// permutation. Cost: O(N) time and N bits.
+inline std::optional<std::size_t> first_non_permutation_entry(
+    const std::vector<Eigen::Index>& order) {
+  const auto n = static_cast<Eigen::Index>(order.size());
+  std::vector<bool> seen(order.size(), false);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Eigen::Index i = order[k];
+    if (i < 0 || i >= n || seen[static_cast<std::size_t>(i)]) return k;
+    seen[static_cast<std::size_t>(i)] = true;
+  }
+  return std::nullopt;
+}
 
 class MinibatchSampler {
  public:
@@ -61,13 +78,20 @@ class MinibatchSampler {
   // State for checkpoints: the current permutation and the position in it.
   const std::vector<Eigen::Index>& order() const { return order_; }
   Eigen::Index position() const { return pos_; }
-  // Throws std::invalid_argument if the state does not belong to a sampler of this size.
+  // Throws std::invalid_argument if the state does not belong to a sampler of this size, or
+  // the order is not a permutation of 0..N−1 (naming the first entry that breaks it).
   void restore(std::vector<Eigen::Index> order, Eigen::Index position) {
     if (static_cast<Eigen::Index>(order.size()) != n_ || position < 0 || position > n_)
       throw std::invalid_argument("ngvi::vi::MinibatchSampler::restore: the saved state is for " +
                                   std::to_string(order.size()) + " examples at position " +
                                   std::to_string(position) + ", this data set has " +
                                   std::to_string(n_));
+    if (const auto k = first_non_permutation_entry(order))
+      throw std::invalid_argument(
+          "ngvi::vi::MinibatchSampler::restore: the saved order is not a permutation of 0.." +
+          std::to_string(n_ - 1) + ": entry " + std::to_string(*k) + " is " +
+          std::to_string(order[*k]) +
+          (order[*k] >= 0 && order[*k] < n_ ? ", which an earlier entry holds" : ""));
     order_ = std::move(order);
     pos_ = position;
   }

@@ -15,6 +15,7 @@
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/number_checks.hpp>
+#include <app/fit/class_labels.hpp>
 #include <app/fit/fit_command.hpp>
 #include <app/fit/posterior_file.hpp>
 #include <app/fit/prediction_table.hpp>
@@ -50,6 +51,7 @@ struct FitCommandOptions {
   std::filesystem::path checkpoint;         // write the fit loop's checkpoints here
   Eigen::Index checkpoint_every = 100;      // iterations between checkpoints
   std::filesystem::path resume;             // continue the run checkpointed here
+  int classes = 0;  // classification: the number of classes; 0: the largest label + 1, checked
 };
 
 // A CSV field, quoted if it holds a comma, a quote or a line break (RFC 4180).
@@ -110,11 +112,31 @@ void write_summary(const SavedPosterior& s, const std::filesystem::path& out) {
                                          {"blocks", blocks}});
 }
 
-// Predicts the rows of `inputs` (lines `lines` of `file`) and writes <stem>.csv and <stem>.json.
-void write_predictions(const SavedPosterior& s, const PredictionInputs& inputs,
-                       const std::vector<std::size_t>& lines, const std::filesystem::path& file,
-                       const std::filesystem::path& out, const std::string& stem,
-                       const FitCommandOptions& opt) {
+// The text of <stem>.csv and <stem>.json, built in full before either is written.
+struct PredictionFiles {
+  std::string stem;
+  std::string csv;
+  nlohmann::json json;
+};
+
+// Throws std::runtime_error unless v is finite: a predictive that overflowed (a posterior with a
+// finite but huge weight, inputs far outside the training range) is a failure to report, never
+// numbers ("inf", "-nan") in a file.
+void require_finite(double v, const char* what, std::size_t line,
+                    const std::filesystem::path& file) {
+  if (!std::isfinite(v))
+    throw std::runtime_error(fmt::format(
+        "the predictive {} of line {} of {} is not finite: the posterior's weights are too "
+        "large for these inputs; nothing was written",
+        what, line, file.string()));
+}
+
+// Predicts the rows of `inputs` (lines `lines` of `file`) as <stem>.csv and <stem>.json. Throws
+// std::runtime_error naming the first row and quantity that is not finite.
+PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inputs,
+                            const std::vector<std::size_t>& lines,
+                            const std::filesystem::path& file, const std::string& stem,
+                            const FitCommandOptions& opt) {
   const NetworkSpec& spec = s.spec;
   const Eigen::Index n = inputs.X.rows();
   PredictOptions po;
@@ -141,6 +163,8 @@ void write_predictions(const SavedPosterior& s, const PredictionInputs& inputs,
     for (Eigen::Index i = 0; i < n; ++i) {
       const double m = p.mean(i, 0), sd = std::sqrt(p.variance(i, 0));
       const std::size_t line = lines[static_cast<std::size_t>(i)];
+      require_finite(m, "mean", line, file);
+      require_finite(sd, "standard deviation", line, file);
       csv += std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + number(m) + "," +
              number(sd) + "," + number(m - 1.959963984540054 * sd) + "," +
              number(m + 1.959963984540054 * sd) + "\n";
@@ -157,9 +181,11 @@ void write_predictions(const SavedPosterior& s, const PredictionInputs& inputs,
     for (int c = 0; c < spec.classes; ++c) csv += ",p_" + std::to_string(c);
     csv += "\n";
     for (Eigen::Index i = 0; i < n; ++i) {
+      const std::size_t line = lines[static_cast<std::size_t>(i)];
+      for (int c = 0; c < spec.classes; ++c)
+        require_finite(p.probabilities(i, c), "probability", line, file);
       Eigen::Index best = 0;
       p.probabilities.row(i).maxCoeff(&best);
-      const std::size_t line = lines[static_cast<std::size_t>(i)];
       csv +=
           std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + std::to_string(best);
       std::vector<double> probs;
@@ -176,8 +202,7 @@ void write_predictions(const SavedPosterior& s, const PredictionInputs& inputs,
       j["metrics"] = {
           {"accuracy", p.metrics.accuracy}, {"nll", p.metrics.nll}, {"ece", p.metrics.ece}};
   }
-  write_file_atomically(out / (stem + ".csv"), csv);
-  write_json_file(out / (stem + ".json"), j);
+  return {stem, csv, j};
 }
 
 // Reads --csv, checks it for the task, and builds the network spec (scaling from these rows).
@@ -193,9 +218,12 @@ NetworkSpec spec_of(const TrainingTable& t, const CsvTable& table, const FitComm
   spec.input_scaling = nn::Standardizer::fit(t.data.X);
   if (spec.classification) {
     const Eigen::Index column = table.column(opt.target);
-    check_class_labels(table, column, 1 << 20);
-    spec.classes = static_cast<int>(t.data.Y.maxCoeff()) + 1;
-    spec.classes = std::max(spec.classes, 2);
+    if (opt.classes > 0) {
+      check_class_labels(table, column, opt.classes);
+      spec.classes = opt.classes;
+    } else {
+      spec.classes = infer_class_count(table, column);
+    }
     spec.target_scaling = nn::Standardizer::identity(1);
   } else {
     spec.target_scaling = nn::Standardizer::fit(t.data.Y);
@@ -240,6 +268,10 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
       throw UsageError("--posterior needs --predict FILE (the rows to predict)");
     if (!fitting && !(opt.checkpoint.empty() && opt.resume.empty()))
       throw UsageError("--checkpoint and --resume belong to a fit (--csv), not to --posterior");
+    if (opt.classes > 0 && !(fitting && opt.task == "classification"))
+      throw UsageError(
+          "--classes belongs to a classification fit (--csv with --task classification); a "
+          "saved posterior states its own");
     require_existing_folder("--checkpoint", opt.checkpoint);
     opt.settings.method = parse_method(opt.method);
     opt.settings.threads = 0;
@@ -289,17 +321,24 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
                ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
   }
 
+  // Every prediction is made (and checked finite) before the first file is written.
+  std::vector<PredictionFiles> tables;
+  if (fitting)
+    tables.push_back(predictions(saved, PredictionInputs{training->data.X, training->data.Y},
+                                 training->lines, opt.csv, "fitted", opt));
+  if (to_predict)
+    tables.push_back(
+        predictions(saved, *to_predict, predict_table->lines, opt.predict, "predictions", opt));
   std::filesystem::create_directories(opt.common.out);
   const std::filesystem::path& out = opt.common.out;
   if (fitting) {
     write_json_file(out / "posterior.json", posterior_json(saved));
     write_summary(saved, out);
-    write_predictions(saved, PredictionInputs{training->data.X, training->data.Y}, training->lines,
-                      opt.csv, out, "fitted", opt);
   }
-  if (to_predict)
-    write_predictions(saved, *to_predict, predict_table->lines, opt.predict, out, "predictions",
-                      opt);
+  for (const PredictionFiles& t : tables) {
+    write_file_atomically(out / (t.stem + ".csv"), t.csv);
+    write_json_file(out / (t.stem + ".json"), t.json);
+  }
   fmt::print("written to {}: {}\n", out.string(),
              fitting ? std::string("posterior.json, summary.csv/.json, fitted.csv/.json") +
                            (to_predict ? ", predictions.csv/.json" : "")
@@ -337,6 +376,11 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
   std::string names;
   for (const Method x : all_methods)
     names += std::string(names.empty() ? "" : ", ") + method_name(x);
+  cmd->add_option("--classes", opt->classes,
+                  "classification: the number of classes C (labels must be 0..C-1); default: the "
+                  "largest label + 1, refused as a likely mistyped label if it exceeds the rows "
+                  "or max(2x, x + 10) for x distinct labels")
+      ->check(integer_in(2, max_classes));
   cmd->add_option("--method", opt->method, "the inference method: " + names)
       ->check(CLI::IsMember(std::vector<std::string>([] {
         std::vector<std::string> v;

@@ -265,8 +265,9 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
     }
   } catch (const std::invalid_argument& e) {
     // The family's own checks: a precision that is not positive (definite), blocks that do not
-    // cover θ.
-    r.fail("precision", "a valid " + family, nn::quote_bytes(e.what(), 200));
+    // cover θ, named by the field that holds them.
+    r.fail(family == "kronecker_gaussian" ? "blocks" : "precision", "a valid " + family,
+           nn::quote_bytes(e.what(), 200));
   }
   return s;
 }

@@ -6,15 +6,14 @@
 // are nn::DataErrors naming the file, the line and the column, as the CSV reader's own.
 #pragma once
 
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
+#include <app/fit/class_labels.hpp>
 #include <app/fit/posterior_file.hpp>
 #include <app/io/csv_table.hpp>
-#include <fmt/format.h>
 
 #include <nn/data_error.hpp>
 
@@ -24,20 +23,6 @@ struct PredictionInputs {
   Eigen::MatrixXd X;                 // the inputs, in the network's column order (original units)
   std::optional<Eigen::MatrixXd> Y;  // the target column, if the table has one
 };
-
-// Throws nn::DataError if a class label is not an integer in 0..classes−1 (line and column named).
-// Cost: O(rows).
-inline void check_class_labels(const CsvTable& table, Eigen::Index column, int classes) {
-  for (Eigen::Index r = 0; r < table.values.rows(); ++r) {
-    const double v = table.values(r, column);
-    if (!(v >= 0.0 && v < classes && std::floor(v) == v))
-      throw nn::DataError(table.file, table.lines[static_cast<std::size_t>(r)],
-                          static_cast<std::size_t>(column + 1),
-                          "a class label 0.." + std::to_string(classes - 1) + " in " +
-                              table.describe_column(column),
-                          fmt::format("{}", v));
-  }
-}
 
 // The spec's input columns (and target, if present) of `table`. Throws nn::DataError naming a
 // missing column. Cost: O(rows·inputs).

@@ -1,6 +1,9 @@
 // The other methods of the tool — noisy Adam, noisy K-FAC, Bayes-by-backprop, MAP and MAP +
 // Laplace — instantiated for its network model (see app/methods/fit_method.hpp). The settings
 // not on the command line are fixed here.
+#include <exception>
+#include <string>
+
 #include <app/methods/method_runner.hpp>
 
 #include <inference/bayes_by_backprop.hpp>
@@ -68,13 +71,22 @@ FitOutcome fit_baseline(const NetworkModel& model, const FitRequest& request, vi
       l.threads = s.threads;
       l.reducer = request.reducer;
       LaplaceEvidence last;
+      bool laplace_failed = false;  // the MAP ran to the end, then the approximation failed
       FitOutcome out = run_fit(model, o, request, rng, [&](const vi::PointEstimate& q) {
-        vi::Laplace<vi::FullGaussian> a = vi::laplace(model, q.mean(), l);
-        last = {a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
-                q.mean().squaredNorm(), a.gradient_norm};
-        return AnyPosterior(std::move(a.posterior));
+        try {
+          vi::Laplace<vi::FullGaussian> a = vi::laplace(model, q.mean(), l);
+          last = {a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
+                  q.mean().squaredNorm(), a.gradient_norm};
+          return AnyPosterior(std::move(a.posterior));
+        } catch (const std::exception&) {
+          laplace_failed = true;
+          throw;
+        }
       });
       if (out.ok) out.evidence = last;
+      // A failed MAP is reported as such (issue 22: it read as "Λ is not positive definite").
+      if (!out.ok && !laplace_failed)
+        out.message = "the MAP fit that Laplace starts from failed: " + out.message;
       return out;
     }
     default:

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <Eigen/Core>
@@ -20,6 +21,7 @@
 
 #include <inference/fit.hpp>
 #include <inference/loop_options.hpp>
+#include <inference/minibatch.hpp>
 
 namespace ngvi::app::detail {
 
@@ -61,40 +63,6 @@ struct EpochReporter {
   }
 };
 
-// Runs vi::fit(model, options, rng) with the epoch hook; `convert` maps the method's posterior to
-// AnyPosterior (laplace() for the Laplace method, the identity otherwise). Every failure of the
-// run itself gives ok = false and the message: a failed result (a non-finite parameter), or an
-// exception from a step, from building the posterior or from the Laplace approximation (a
-// precision that is not positive definite, a Kronecker factor that stopped being one). The
-// tool's options are checked before a fit starts (their ranges in the CLI), so an exception here
-// is the method failing on this data, not bad usage. A checkpoint to resume of another method
-// than `options` throws UsageError before the run.
-template <class Model, class Options, class Convert>
-FitOutcome run_fit(const Model& model, const Options& options, const FitRequest& request,
-                   vi::Rng& rng, Convert&& convert) {
-  const Eigen::Index m = options.loop.minibatch > 0 ? options.loop.minibatch : model.num_examples();
-  if (request.resume && request.resume->method != Options::name)
-    throw UsageError("the checkpoint to resume is of method '" + request.resume->method +
-                     "', not '" + Options::name + "'");
-  const auto t0 = std::chrono::steady_clock::now();
-  FitOutcome out;
-  try {
-    EpochReporter<Convert&> reporter{request, (model.num_examples() + m - 1) / m, convert};
-    Checkpointer checkpointer{request.checkpoint, request.checkpoint_every};
-    auto result = request.resume
-                      ? vi::resume(model, options, *request.resume, reporter, checkpointer)
-                      : vi::fit(model, options, rng, reporter, checkpointer);
-    out.ok = result.ok();
-    out.message = result.message;
-    out.posterior = convert(result.posterior);
-  } catch (const std::exception& e) {
-    out.ok = false;
-    out.message = e.what();
-  }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return out;
-}
-
 // The identity conversion of a posterior the tool's variant holds as it is.
 struct AsIs {
   template <class Q>
@@ -102,6 +70,72 @@ struct AsIs {
     return AnyPosterior(q);
   }
 };
+
+// Throws UsageError if `checkpoint` cannot continue a run of `options` on `model`: its data
+// fingerprint (if it has one) is not this data set's, its order is for another number of
+// examples, or its method state has another shape (a checkpoint of another network or data
+// set). vi::resume finds the last two as well, but inside the run, where they would read as the
+// method failing on the data (exit 1) rather than as bad input (exit 2). Cost: a pass over the
+// data, constructing the method (its initial state) and restoring the checkpoint's state.
+template <class Model, class Options>
+void check_resume_fits(const Model& model, const Options& options,
+                       const vi::FitCheckpoint& checkpoint) {
+  const std::string data = data_fingerprint(model.data());
+  if (!checkpoint.data_fingerprint.empty() && checkpoint.data_fingerprint != data)
+    throw UsageError(
+        "the checkpoint to resume is of another data set: its field "
+        "'data_fingerprint' is '" +
+        checkpoint.data_fingerprint + "', this data set's is '" + data + "'");
+  vi::Rng scratch;
+  typename Options::template method<Model> method(model, options, scratch);
+  vi::MinibatchSampler sampler(model.num_examples(), options.loop.minibatch);
+  try {
+    method.restore(checkpoint.state);
+    sampler.restore(checkpoint.order, checkpoint.position);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("the checkpoint to resume does not fit this network and data: " +
+                     std::string(e.what()));
+  }
+}
+
+// Runs vi::fit(model, options, rng) with the epoch hook; `convert` maps the method's posterior to
+// AnyPosterior (laplace() for the Laplace method, the identity otherwise). Every failure of the
+// run itself gives ok = false and the message: a failed result (a non-finite parameter), or an
+// exception from a step, from building the posterior or from the Laplace approximation (a
+// precision that is not positive definite, a Kronecker factor that stopped being one). The
+// tool's options are checked before a fit starts (their ranges in the CLI), so an exception here
+// is the method failing on this data, not bad usage; a failed run keeps its own message and its
+// last posterior as it is (converting it, for laplace the curvature at a diverged MAP, would only
+// fail again and hide why). A checkpoint to resume of another method than `options`, or that
+// does not fit the model (check_resume_fits), throws UsageError before the run.
+template <class Model, class Options, class Convert>
+FitOutcome run_fit(const Model& model, const Options& options, const FitRequest& request,
+                   vi::Rng& rng, Convert&& convert) {
+  const Eigen::Index m = options.loop.minibatch > 0 ? options.loop.minibatch : model.num_examples();
+  if (request.resume && request.resume->method != Options::name)
+    throw UsageError("the checkpoint to resume is of method '" + request.resume->method +
+                     "', not '" + Options::name + "'");
+  if (request.resume) check_resume_fits(model, options, *request.resume);
+  const auto t0 = std::chrono::steady_clock::now();
+  FitOutcome out;
+  try {
+    EpochReporter<Convert&> reporter{request, (model.num_examples() + m - 1) / m, convert};
+    Checkpointer checkpointer{
+        request.checkpoint, request.checkpoint_every,
+        request.checkpoint.empty() ? std::string() : data_fingerprint(model.data())};
+    auto result = request.resume
+                      ? vi::resume(model, options, *request.resume, reporter, checkpointer)
+                      : vi::fit(model, options, rng, reporter, checkpointer);
+    out.ok = result.ok();
+    out.message = result.message;
+    out.posterior = out.ok ? convert(result.posterior) : AsIs{}(result.posterior);
+  } catch (const std::exception& e) {
+    out.ok = false;
+    out.message = e.what();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
 
 FitOutcome fit_natural_gradient(const NetworkModel& model, const FitRequest& request, vi::Rng& rng);
 FitOutcome fit_baseline(const NetworkModel& model, const FitRequest& request, vi::Rng& rng);

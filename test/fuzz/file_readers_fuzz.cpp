@@ -1,10 +1,10 @@
 // libFuzzer target: random bytes into the tool's file readers — the CSV reader
 // (app/io/csv_table.hpp), `ngvi fit`'s input path (app/io/training_table.hpp: CSV + target
 // column + checks; app/fit/posterior_file.hpp: a saved posterior; app/fit/prediction_table.hpp:
-// the rows to predict and their class labels) and the UCI-folder loader (nn/data_loader.hpp:
-// load_uci_split, uci_hidden_units, uci_split_count).
+// the rows to predict and their class labels; app/io/fit_files.hpp: a checkpoint to resume) and
+// the UCI-folder loader (nn/data_loader.hpp: load_uci_split, uci_hidden_units, uci_split_count).
 //
-// Input layout: the first byte picks the reader (mod 5); the rest is
+// Input layout: the first byte picks the reader (mod 6); the rest is
 //   0  the CSV file;
 //   1  the target column's name, a line break, then the CSV file;
 //   2  the files of a UCI folder separated by the byte 0x1e: data.txt, index_features.txt,
@@ -13,7 +13,9 @@
 //   3  a posterior file (`ngvi fit --posterior FILE`);
 //   4  a CSV file of rows to predict (`ngvi fit --predict FILE`) for a network with inputs x1, x2
 //      and target y; the first byte of the rest chooses regression (even) or a 3-class
-//      classifier (odd).
+//      classifier (odd);
+//   5  a checkpoint file (`ngvi fit --resume FILE`); one that reads must hold together (its
+//      order a permutation, its position within it).
 // The contract checked: a reader returns, or throws nn::DataError whose message is printable
 // ASCII (random bytes escaped). Any other exception, a crash, a hang, a leak or undefined
 // behaviour (ASan + UBSan) is a finding. Built by the `fuzz` preset (clang, -fsanitize=fuzzer);
@@ -32,9 +34,12 @@
 #include <app/fit/posterior_file.hpp>
 #include <app/fit/prediction_table.hpp>
 #include <app/io/csv_table.hpp>
+#include <app/io/fit_files.hpp>
 #include <app/io/training_table.hpp>
 #include <unistd.h>
 
+#include <inference/checkpoint.hpp>
+#include <inference/minibatch.hpp>
 #include <nn/data_error.hpp>
 #include <nn/data_loader.hpp>
 
@@ -104,6 +109,12 @@ void run(std::uint8_t mode, std::string_view rest) {
         ngvi::app::select_prediction_inputs(ngvi::app::read_csv_table(dir / "rows.csv"), spec);
     if (in.X.cols() != 2 || (in.Y && in.Y->rows() != in.X.rows()))
       finding("inconsistent PredictionInputs shape", std::string(rest));
+  } else if (mode == 5) {
+    write(dir / "checkpoint.json", rest);
+    const ngvi::vi::FitCheckpoint c = ngvi::app::load_checkpoint(dir / "checkpoint.json");
+    if (ngvi::vi::first_non_permutation_entry(c.order) ||
+        c.position > static_cast<Eigen::Index>(c.order.size()))
+      finding("a checkpoint whose order and position do not hold together", std::string(rest));
   } else {
     const fs::path uci = dir / "uci";
     fs::remove_all(uci);
@@ -132,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    run(static_cast<std::uint8_t>(data[0] % 5), rest);
+    run(static_cast<std::uint8_t>(data[0] % 6), rest);
   } catch (const ngvi::nn::DataError& e) {
     check_message(e);
   } catch (const std::exception& e) {

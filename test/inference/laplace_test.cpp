@@ -4,7 +4,8 @@
 // library), the posterior against the closed form for the exact Hessian, the GGN and K-FAC (all
 // exact for one linear layer with one output), the diagonal version against its own formula,
 // evidence-based selection of δ and of (δ, τ) against the argmax of the exact evidence on the
-// grid, the non-positive-definite error naming the smallest eigenvalue, and bad input.
+// grid, the non-positive-definite error naming the smallest eigenvalue (or that it is not finite)
+// with advice true for the curvature, and bad input.
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -166,6 +167,31 @@ BOOST_AUTO_TEST_CASE(indefinite_hessian_is_a_clear_error) {
   // δ large enough makes it positive definite: log det Λ = log(1) + log(7) for δ = 5.
   const auto la = vi::laplace(model, theta, with(vi::LaplaceCurvature::exact_hessian, 5.0));
   NGVI_CHECK_REPORT(compare(la.log_det_precision, std::log(7.0), tol::closed_form, "log det Λ"));
+}
+
+BOOST_AUTO_TEST_CASE(overflowing_ggn_is_named_not_finite_with_true_advice) {
+  // Inputs of 1e200: the GGN τΦᵀΦ overflows to ∞ (1e400), so Λ is not finite. The message must
+  // say so (not print NaN's "-nan" as the smallest eigenvalue) and must not advise the GGN, which
+  // H already is (issue 22: a diverged MAP gave both).
+  const ConjugateLinear c = problem();
+  const auto model = c.model_over(MatrixXd::Constant(4, 3, 1e200), MatrixXd::Zero(4, 1));
+  const VectorXd theta = VectorXd::Zero(4);
+  for (const bool diagonal : {false, true}) {
+    try {
+      if (diagonal)
+        (void)vi::diagonal_laplace(model, theta, with(vi::LaplaceCurvature::ggn, 1.0));
+      else
+        (void)vi::laplace(model, theta, with(vi::LaplaceCurvature::ggn, 1.0));
+      BOOST_ERROR("no exception for a non-finite GGN");
+    } catch (const std::domain_error& e) {
+      const std::string m = e.what();
+      BOOST_TEST(m.find("not finite") != std::string::npos, m);
+      BOOST_TEST(m.find("nan") == std::string::npos, m);
+      BOOST_TEST(m.find("use LaplaceCurvature::ggn") == std::string::npos, m);
+      BOOST_TEST(
+          m.find("H = ggn is positive semi-definite in exact arithmetic") != std::string::npos, m);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {

@@ -1,6 +1,7 @@
 // The file-writing fit callbacks: a run stopped midway and resumed from the checkpoint file the
 // Checkpointer left ends bitwise where the uninterrupted run ends; the HistoryWriter's file holds
-// every row (CSV and JSON); a damaged checkpoint file is an error naming the file.
+// every row (CSV and JSON); a damaged checkpoint file is an error naming the file; a checkpoint
+// carries the fingerprint it was given, and the fingerprint changes with any number of the data.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,12 +11,16 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include <nn/data_error.hpp>
+#include <nn/dataset.hpp>
+
 #include <support/scripted_method.hpp>
 
 BOOST_AUTO_TEST_SUITE(fit_files_test)
 
 namespace fs = std::filesystem;
 namespace vi = ngvi::vi;
+namespace nn = ngvi::nn;
 namespace app = ngvi::app;
 using ngvi::test::quadratic_model;
 using ngvi::test::ScriptedOptions;
@@ -57,7 +62,7 @@ BOOST_AUTO_TEST_CASE(a_run_resumed_from_its_checkpoint_file_ends_where_the_whole
   const auto whole = vi::fit(model, o, a, app::HistoryWriter{csv}, app::HistoryWriter{json});
   // Stopped by a callback at iteration 11: the Checkpointer wrote every 5 iterations and, as the
   // run did not fail, its final state.
-  vi::fit(model, o, b, app::Checkpointer{ckpt, 5}, StopAt{11});
+  vi::fit(model, o, b, app::Checkpointer{ckpt, 5, ""}, StopAt{11});
   const vi::FitCheckpoint c = app::load_checkpoint(ckpt);
   BOOST_TEST(c.iteration == 11);
   const auto resumed = vi::resume(model, o, c);
@@ -80,10 +85,29 @@ BOOST_AUTO_TEST_CASE(a_damaged_checkpoint_names_the_file) {
   try {
     app::load_checkpoint(bad);
     BOOST_ERROR("a damaged checkpoint was accepted");
-  } catch (const std::invalid_argument& e) {
+  } catch (const nn::DataError& e) {
     BOOST_TEST(std::string(e.what()).find(bad.string()) != std::string::npos, e.what());
   }
   BOOST_CHECK_THROW(app::load_checkpoint(scratch("missing.ckpt")), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(a_checkpoint_carries_its_data_fingerprint) {
+  nn::Dataset d{Eigen::MatrixXd::Constant(3, 2, 0.5), Eigen::MatrixXd::Zero(3, 1)};
+  const std::string print = app::data_fingerprint(d);
+  BOOST_TEST(print.find("3 rows, 2 inputs, 1 targets, checksum ") == 0u, print);
+  nn::Dataset other = d;
+  other.X(2, 1) = 0.25;
+  BOOST_TEST(app::data_fingerprint(other) != print);
+  BOOST_TEST(app::data_fingerprint(d) == print);
+
+  const auto model = quadratic_model();
+  ScriptedOptions o;
+  o.loop.minibatch = 3;
+  o.loop.epochs = 2;
+  const fs::path ckpt = scratch("fingerprinted.ckpt");
+  vi::Rng rng(4);
+  vi::fit(model, o, rng, app::Checkpointer{ckpt, 1, print});
+  BOOST_TEST(app::load_checkpoint(ckpt).data_fingerprint == print);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,103 @@
+// FitCheckpoint's text form: a checkpoint reads back as itself, and decode() refuses a file
+// whose fields do not hold together, naming the field: an order that is not a permutation
+// (issue 22: all zeros was accepted, and every later minibatch was example 0), a position past
+// the order, negative counts, a state array whose numbers do not fill its shape.
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include <inference/checkpoint.hpp>
+
+#include <support/posterior_checks.hpp>
+
+BOOST_AUTO_TEST_SUITE(checkpoint_test)
+
+namespace vi = ngvi::vi;
+using ngvi::test::check_error_mentions;
+
+namespace {
+
+// A checkpoint of 4 examples at position 2, with one 2×1 state array.
+vi::FitCheckpoint four_examples() {
+  vi::FitCheckpoint c;
+  c.method = "map";
+  c.iteration = 3;
+  c.epoch = 2;
+  c.order = {2, 0, 3, 1};
+  c.position = 2;
+  c.rng = vi::save_rng(vi::Rng(3));
+  c.eval_rng = c.rng;
+  c.state = {{"theta", Eigen::MatrixXd::Constant(2, 1, 0.5)}};
+  c.data_fingerprint = "4 rows";
+  return c;
+}
+
+// The text of four_examples() with `edit` applied to its JSON.
+template <class Edit>
+std::string edited(Edit&& edit) {
+  nlohmann::json j = nlohmann::json::parse(four_examples().encode());
+  edit(j);
+  return j.dump();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(reads_back_as_itself) {
+  const vi::FitCheckpoint c = four_examples();
+  const vi::FitCheckpoint back = vi::FitCheckpoint::decode(c.encode());
+  BOOST_TEST(back.order == c.order);
+  BOOST_TEST(back.position == c.position);
+  BOOST_TEST(back.iteration == c.iteration);
+  BOOST_TEST(back.data_fingerprint == c.data_fingerprint);
+  BOOST_TEST_REQUIRE(back.state.size() == 1u);
+  BOOST_TEST((back.state[0].second.array() == 0.5).all());
+}
+
+BOOST_AUTO_TEST_CASE(an_order_that_is_not_a_permutation_is_refused) {
+  check_error_mentions(
+      [] {
+        (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["order"] = {0, 0, 0, 0}; }));
+      },
+      "field \"order\" is not a permutation of 0..3: entry 1 is 0, which an earlier entry holds");
+  check_error_mentions(
+      [] {
+        (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["order"] = {2, 0, 4, 1}; }));
+      },
+      "field \"order\" is not a permutation of 0..3: entry 2 is 4");
+  check_error_mentions(
+      [] {
+        (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["order"] = {2, -1, 3, 1}; }));
+      },
+      "entry 1 is -1");
+}
+
+BOOST_AUTO_TEST_CASE(every_field_is_checked_and_named) {
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["position"] = 5; })); },
+      "field \"position\" is 5, beyond the 4 entries of the order");
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["iteration"] = -1; })); },
+      "field \"iteration\" is -1, not an integer >= 0");
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["epoch"] = 1.5; })); },
+      "field \"epoch\" is 1.5, not an integer >= 0");
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["state"][0]["rows"] = 3; })); },
+      "field \"state.theta.data\" has 2 numbers for rows = 3 and cols = 1");
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["state"][0]["cols"] = -2; })); },
+      "field \"state.theta.cols\" is -2");
+  check_error_mentions(
+      [] {
+        (void)vi::FitCheckpoint::decode(
+            edited([](auto& j) { j["state"][0]["rows"] = 4611686018427387904LL; }));
+      },
+      "field \"state.theta.data\" has 2 numbers for rows = 4611686018427387904 and cols = 1");
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["counters"]["steps"] = -3; })); },
+      "field \"counters.steps\" is -3");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
