@@ -38,7 +38,16 @@ int main(int argc, char** argv) {
       "Run `ngvi <subcommand> --help` for the options of each subcommand.",
       "ngvi"};
   root.require_subcommand(1);
-  root.failure_message(CLI::FailureMessage::help);
+  // A rejected command line prints the error and one line pointing to --help, not the whole
+  // help of the subcommand (some 2000 characters that bury the error).
+  root.failure_message([](const CLI::App* app, const CLI::Error& e) {
+    std::string names, used;
+    for (const CLI::App* s : app->get_subcommands({}))
+      names += (names.empty() ? "" : ", ") + s->get_name();
+    for (const CLI::App* s : app->get_subcommands()) used = " " + s->get_name();
+    return "ERROR: " + std::string(e.what()) + "\nRun `ngvi" + used + " --help` for the options" +
+           (used.empty() ? " (subcommands: " + names + ")" : "") + ".\n";
+  });
   const std::vector<app::Subcommand> subcommands = {
       app::add_study_command(root), app::add_verify_command(root),
       app::add_uci_command(root, *ranks), app::add_fit_command(root, *ranks)};
