@@ -19,20 +19,19 @@
 #include <Eigen/Core>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 
+#include <autodiff/expr/elementary.hpp>
+
 namespace ngvi::app::study {
 
-// log(1 + eᶠ) without overflow.
-inline double softplus(double f) {
-  return f > 0.0 ? f + std::log1p(std::exp(-f)) : std::log1p(std::exp(f));
-}
-
-// E[softplus(m + s z)], z ~ N(0, 1), s ≥ 0. Cost: an adaptive 31-point Gauss–Kronrod rule,
-// typically a few hundred evaluations.
+// E[softplus(m + s z)], z ~ N(0, 1), s ≥ 0, softplus(f) = log(1 + eᶠ) (the engine's ad::softplus).
+// Cost: an adaptive 31-point Gauss–Kronrod rule, typically a few hundred evaluations.
 inline double expected_softplus(double m, double s) {
-  if (s == 0.0) return softplus(m);
+  if (s == 0.0) return ad::softplus(m);
   const double inf = std::numeric_limits<double>::infinity();
   const double norm = 1.0 / std::sqrt(2.0 * std::numbers::pi);
-  auto integrand = [&](double z) { return softplus(m + s * z) * norm * std::exp(-0.5 * z * z); };
+  auto integrand = [&](double z) {
+    return ad::softplus(m + s * z) * norm * std::exp(-0.5 * z * z);
+  };
   return boost::math::quadrature::gauss_kronrod<double, 31>::integrate(integrand, -inf, inf, 15,
                                                                        1e-12);
 }
