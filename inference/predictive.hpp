@@ -12,12 +12,14 @@
 // likelihood: mean μ(f), variance σ²(f)) the predictive is the mixture Σₛ N(μₛ, σ²ₛ)/S with
 //   mean E[μ] = (1/S) Σₛ μₛ,  variance E[σ²] + Var[μ] (the law of total variance, Var over the
 //   S draws with divisor S),
-// and the RMSE is that of the predictive mean. Regression targets are standardised with the
-// TRAINING statistics (nn/dataset.hpp): the caller passes that nn::Standardizer and every
-// reported number is in ORIGINAL units — mean·scale + shift, variance·scale², and
-// log p(y_orig) = log p(y_std) − Σ log scale. For classification (Bernoulli-logit, softmax) the
-// class probabilities are the sample average of the likelihood's predictive_mean, scored by
-// classification_metrics.hpp.
+// and the RMSE is that of the predictive mean. Both are accumulated one draw at a time — the
+// log-mean-exp with a running maximum, Var[μ] by Welford's update (Welford 1962) — so the
+// memory is O(N*) whatever S (a 10⁶-row table at S = 100 would need 1.6 GB as N*×S matrices).
+// Regression targets are standardised with the TRAINING statistics (nn/dataset.hpp): the caller
+// passes that nn::Standardizer and every reported number is in ORIGINAL units — mean·scale + shift,
+// variance·scale², and log p(y_orig) = log p(y_std) − Σ log scale. For classification
+// (Bernoulli-logit, softmax) the class probabilities are the sample average of the likelihood's
+// predictive_mean, scored by classification_metrics.hpp.
 //
 // Linearised (GLM) predictive for a posterior with a covariance, e.g. the Laplace approximation
 // (Immer et al. 2021, "Improving predictions of Bayesian neural nets via local linearization"):
@@ -32,7 +34,9 @@
 // seed gives the same numbers for any thread count.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -51,6 +55,7 @@
 #include <nn/example_indices.hpp>
 #include <nn/likelihoods/bernoulli_logit.hpp>
 #include <nn/per_example.hpp>
+#include <nn/supervised.hpp>
 
 namespace ngvi::vi {
 
@@ -92,6 +97,41 @@ inline double log_mean_exp(const Eigen::Ref<const Eigen::VectorXd>& a) {
   return m + std::log((a.array() - m).exp().sum() / static_cast<double>(a.size()));
 }
 
+// log((1/S) Σₛ exp(ℓᵢₛ)) for every row i of an N×S array that is never stored, accumulated one
+// term at a time: the running maximum mᵢ and Σₛ exp(ℓᵢₛ − mᵢ), rescaled when the maximum moves.
+// Agrees with log_mean_exp on each whole row to round-off (−∞ if every term is −∞, +∞ if one
+// is, NaN if one is NaN). Cost: O(N) memory, O(1) per term.
+class RunningLogMeanExp {
+ public:
+  explicit RunningLogMeanExp(Eigen::Index n)
+      : max_(Eigen::VectorXd::Constant(n, -std::numeric_limits<double>::infinity())),
+        sum_(Eigen::VectorXd::Zero(n)) {}
+
+  // Adds the term ℓ to row i.
+  void add(Eigen::Index i, double l) {
+    double& m = max_(i);
+    if (std::isnan(m) || l == -std::numeric_limits<double>::infinity()) return;
+    if (std::isnan(l) || l > m) {
+      sum_(i) = sum_(i) * std::exp(m - l) + 1.0;  // exp(−∞) = 0 on the first finite term
+      m = l;
+    } else if (std::isfinite(m)) {
+      sum_(i) += std::exp(l - m);
+    }
+  }
+
+  // The log-mean-exp of each row, `terms` (≥ 1) being the number of terms S of every row.
+  Eigen::VectorXd result(int terms) const {
+    Eigen::VectorXd r(max_.size());
+    for (Eigen::Index i = 0; i < r.size(); ++i)
+      r(i) = std::isfinite(max_(i)) ? max_(i) + std::log(sum_(i) / static_cast<double>(terms))
+                                    : max_(i);
+    return r;
+  }
+
+ private:
+  Eigen::VectorXd max_, sum_;
+};
+
 namespace detail {
 
 template <class TestModel>
@@ -129,24 +169,32 @@ inline void check_target_scaling(const nn::Standardizer& targets, Eigen::Index d
                                 "finite scales");
 }
 
-// The N*×(S) matrix of log p(yᵢ | fᵢ(θₛ)), calling visit(s, F) with the outputs F (N*×m) of
-// each draw θₛ ~ q, s = 0..S−1 in order. Cost: S draws from q and S batched forward passes.
+// Draws θₛ ~ q, s = 0..S−1 in order, calls visit(s, first, F) with the outputs F of each draw on
+// the test rows first .. first + F.rows() − 1 (consecutive blocks of nn::rows_per_forward_pass
+// rows, in order), and returns log p(yᵢ | D) ≈ log((1/S) Σₛ p(yᵢ | fᵢ(θₛ))) for every test
+// example. The draws and the numbers do not depend on the block size. Cost: S draws from q and
+// S batched forward passes; O(N*) memory besides one block's activations.
 template <class TestModel, class Posterior, class Visit>
-Eigen::MatrixXd sampled_log_likelihoods(const TestModel& test, const Posterior& q, int samples,
-                                        Rng& rng, Visit&& visit) {
+Eigen::VectorXd predictive_log_likelihoods(const TestModel& test, const Posterior& q, int samples,
+                                           Rng& rng, Visit&& visit) {
   const auto& lik = test.likelihood();
   const Eigen::MatrixXd& Y = test.data().Y;
-  const std::vector<Eigen::Index> all = nn::all_examples(test.num_examples());
-  Eigen::MatrixXd ll(test.num_examples(), samples);
+  const Eigen::Index n = test.num_examples();
+  RunningLogMeanExp ll(n);
+  std::vector<Eigen::Index> rows;
   for (int s = 0; s < samples; ++s) {
     const Eigen::VectorXd theta = q.sample(rng);
-    const Eigen::MatrixXd F = nn::detail::outputs_at(test, theta, all);
-    for (Eigen::Index i = 0; i < F.rows(); ++i)
-      ll(i, s) =
-          -lik.nll(Eigen::VectorXd(F.row(i).transpose()), Eigen::VectorXd(Y.row(i).transpose()));
-    visit(s, F);
+    for (Eigen::Index first = 0; first < n; first += nn::rows_per_forward_pass) {
+      rows.resize(static_cast<std::size_t>(std::min(nn::rows_per_forward_pass, n - first)));
+      for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = first + static_cast<Eigen::Index>(k);
+      const Eigen::MatrixXd F = nn::detail::outputs_at(test, theta, rows);
+      for (Eigen::Index k = 0; k < F.rows(); ++k)
+        ll.add(first + k, -lik.nll(Eigen::VectorXd(F.row(k).transpose()),
+                                   Eigen::VectorXd(Y.row(first + k).transpose())));
+      visit(s, first, F);
+    }
   }
-  return ll;
+  return ll.result(samples);
 }
 
 // Class probabilities p(y = c | f) for one output f: (1 − σ(f), σ(f)) for a one-output
@@ -223,7 +271,7 @@ std::vector<Eigen::MatrixXd> output_covariances(const TestModel& test, const Pos
 // were not standardised). The likelihood must have predictive_variance (the Gaussian ones).
 // Throws std::invalid_argument for an empty test set, a posterior of another dimension,
 // samples < 1 or a standardizer of another width. Cost: S draws from q and S batched forward
-// passes over the test set, O(N*·S) memory.
+// passes over the test set; O(N*·(m + d)) memory, whatever S.
 template <class TestModel, class Posterior>
 RegressionPredictive mc_regression_predictive(const TestModel& test, const Posterior& q,
                                               const nn::Standardizer& targets, Rng& rng,
@@ -238,27 +286,23 @@ RegressionPredictive mc_regression_predictive(const TestModel& test, const Poste
   const Eigen::Index n = test.num_examples(), d = lik.target_dim();
   detail::check_target_scaling(targets, d, "mc_regression_predictive");
   const int S = options.samples;
-  std::vector<Eigen::MatrixXd> means(static_cast<std::size_t>(S));
-  Eigen::MatrixXd noise = Eigen::MatrixXd::Zero(n, d);
-  const Eigen::MatrixXd ll =
-      detail::sampled_log_likelihoods(test, q, S, rng, [&](int s, const Eigen::MatrixXd& F) {
-        Eigen::MatrixXd& M = means[static_cast<std::size_t>(s)];
-        M.resize(n, d);
-        for (Eigen::Index i = 0; i < n; ++i) {
-          const Eigen::VectorXd f = F.row(i).transpose();
-          M.row(i) = lik.predictive_mean(f).transpose();
+  // Welford's update of the mean and of M2 = Σₛ (μₛ − mean)² over the draws, per entry.
+  RegressionPredictive r;
+  r.mean = Eigen::MatrixXd::Zero(n, d);
+  Eigen::MatrixXd m2 = Eigen::MatrixXd::Zero(n, d), noise = m2;
+  r.log_likelihood = detail::predictive_log_likelihoods(
+      test, q, S, rng, [&](int s, Eigen::Index first, const Eigen::MatrixXd& F) {
+        for (Eigen::Index i = first; i < first + F.rows(); ++i) {
+          const Eigen::VectorXd f = F.row(i - first).transpose();
+          const Eigen::VectorXd mu = lik.predictive_mean(f);
+          const Eigen::VectorXd before = r.mean.row(i).transpose();
+          r.mean.row(i) += ((mu - before) / static_cast<double>(s + 1)).transpose();
+          m2.row(i) += (mu - before).cwiseProduct(mu - r.mean.row(i).transpose()).transpose();
           noise.row(i) += lik.predictive_variance(f).transpose();
         }
       });
-  RegressionPredictive r;
-  r.mean = Eigen::MatrixXd::Zero(n, d);
-  for (const Eigen::MatrixXd& M : means) r.mean += M;
-  r.mean /= S;
-  // E[σ²] + Var[μ], the variance over draws by its two-pass form (no cancellation).
-  r.variance = noise / S;
-  for (const Eigen::MatrixXd& M : means) r.variance += (M - r.mean).cwiseAbs2() / S;
-  r.log_likelihood.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) r.log_likelihood(i) = log_mean_exp(ll.row(i).transpose());
+  // E[σ²] + Var[μ] (divisor S).
+  r.variance = (noise + m2) / S;
   detail::finish_regression(r, test.data().Y, targets);
   return r;
 }
@@ -278,15 +322,13 @@ ClassificationPredictive mc_classification_predictive(const TestModel& test, con
   const Eigen::Index n = test.num_examples(), C = detail::number_of_classes(lik);
   ClassificationPredictive c;
   c.probabilities = Eigen::MatrixXd::Zero(n, C);
-  const Eigen::MatrixXd ll = detail::sampled_log_likelihoods(
-      test, q, options.samples, rng, [&](int, const Eigen::MatrixXd& F) {
-        for (Eigen::Index i = 0; i < n; ++i)
-          c.probabilities.row(i) +=
-              detail::class_probabilities(lik, Eigen::VectorXd(F.row(i).transpose())).transpose();
+  c.log_likelihood = detail::predictive_log_likelihoods(
+      test, q, options.samples, rng, [&](int, Eigen::Index first, const Eigen::MatrixXd& F) {
+        for (Eigen::Index k = 0; k < F.rows(); ++k)
+          c.probabilities.row(first + k) +=
+              detail::class_probabilities(lik, Eigen::VectorXd(F.row(k).transpose())).transpose();
       });
   c.probabilities /= options.samples;
-  c.log_likelihood.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) c.log_likelihood(i) = log_mean_exp(ll.row(i).transpose());
   detail::finish_classification(c, test.data().Y, options.calibration_bins);
   return c;
 }

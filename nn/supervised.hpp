@@ -11,6 +11,7 @@
 // inference code use (see model_concept.hpp).
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <span>
 #include <stdexcept>
@@ -29,6 +30,11 @@
 #include <nn/sequential.hpp>
 
 namespace ngvi::nn {
+
+// Rows per batched forward pass where a whole data set is evaluated in plain numbers
+// (Supervised::total_loss in double, the predictive of inference/): the activations are held
+// for this many rows at a time (a 50-unit layer: 3 MB), not for all N.
+inline constexpr Eigen::Index rows_per_forward_pass = 8192;
 
 template <class Net, class Lik>
 class Supervised {
@@ -113,10 +119,24 @@ class Supervised {
     const Eigen::MatrixXd Y = data_.Y(idx, Eigen::all);
     return lik_.batch_nll(loss_outputs(theta, example_rows(data_.X, idx, xbuf)), Y);
   }
-  // Σᵢ ℓᵢ(θ) over all N examples. Cost: one forward pass over the whole data set.
+  // Σᵢ ℓᵢ(θ) over all N examples. Cost: one forward pass over the whole data set; in double,
+  // in blocks of rows_per_forward_pass rows summed in order (memory for one block's
+  // activations), recorded on a tape as one pass.
   template <class T>
   T total_loss(const Vector<T>& theta) const {
     check_theta(theta.size(), "total_loss");
+    const Eigen::Index n = num_examples();
+    if constexpr (std::is_same_v<T, double>) {
+      if (n > rows_per_forward_pass) {
+        double sum = 0.0;
+        for (Eigen::Index first = 0; first < n; first += rows_per_forward_pass) {
+          const Eigen::Index rows = std::min(rows_per_forward_pass, n - first);
+          const Eigen::MatrixXd Y = data_.Y.middleRows(first, rows);
+          sum += lik_.batch_nll(loss_outputs(theta, data_.X.middleRows(first, rows)), Y);
+        }
+        return sum;
+      }
+    }
     return lik_.batch_nll(loss_outputs(theta, data_.X), data_.Y);
   }
 

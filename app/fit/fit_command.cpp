@@ -4,12 +4,14 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <app/cli/common_options.hpp>
@@ -22,7 +24,6 @@
 #include <app/io/atomic_write.hpp>
 #include <app/io/csv_table.hpp>
 #include <app/io/fit_files.hpp>
-#include <app/io/json_file.hpp>
 #include <app/io/training_table.hpp>
 #include <app/methods/fit_method.hpp>
 #include <app/methods/predict.hpp>
@@ -78,8 +79,10 @@ NetworkModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd
                       nn::Dataset{spec.input_scaling.transform(X), Y});
 }
 
-// The posterior by parameter block: the mean and spread of the means and standard deviations.
-void write_summary(const SavedPosterior& s, const std::filesystem::path& out) {
+// The posterior by parameter block: the mean and spread of the means and standard deviations,
+// as summary.csv and summary.json staged in `staged`.
+void stage_summary(const SavedPosterior& s, const std::filesystem::path& out,
+                   std::vector<AtomicFile>& staged) {
   const nn::Sequential net = s.spec.network();
   const nn::ParameterLayout& layout = net.layout();
   const Eigen::VectorXd mu = mean_of(s.posterior);
@@ -102,22 +105,34 @@ void write_summary(const SavedPosterior& s, const std::filesystem::path& out) {
                       {"min_sd", vals[3]},
                       {"max_sd", vals[4]}});
   }
-  write_file_atomically(out / "summary.csv", csv);
-  write_json_file(out / "summary.json", {{"method", s.method},
-                                         {"family", family_name(s.posterior)},
-                                         {"parameters", mu.size()},
-                                         {"note",
-                                          "standardised units; sd = marginal posterior "
-                                          "standard deviation"},
-                                         {"blocks", blocks}});
+  staged.emplace_back(out / "summary.csv").write(csv);
+  const nlohmann::json j = {
+      {"method", s.method},
+      {"family", family_name(s.posterior)},
+      {"parameters", mu.size()},
+      {"note", "standardised units; sd = marginal posterior standard deviation"},
+      {"blocks", blocks}};
+  staged.emplace_back(out / "summary.json").write(j.dump(2) + "\n");
 }
 
-// The text of <stem>.csv and <stem>.json, built in full before either is written.
+// <stem>.csv and <stem>.json, written row by row into their temporary files (never held in
+// memory whole) and published together by commit().
 struct PredictionFiles {
-  std::string stem;
-  std::string csv;
-  nlohmann::json json;
+  AtomicFile csv, json;
+  void commit() {
+    csv.commit();
+    json.commit();
+  }
 };
+
+// A flat JSON object on one line, `{"key": value, ...}` in the given order (keys are literals
+// without characters to escape).
+std::string json_line(std::initializer_list<std::pair<const char*, nlohmann::json>> fields) {
+  std::string text = "{";
+  for (const auto& [key, value] : fields)
+    text += (text.size() > 1 ? ", \"" : "\"") + std::string(key) + "\": " + value.dump();
+  return text + "}";
+}
 
 // Throws std::runtime_error unless v is finite: a predictive that overflowed (a posterior with a
 // finite but huge weight, inputs far outside the training range) is a failure to report, never
@@ -131,12 +146,14 @@ void require_finite(double v, const char* what, std::size_t line,
         what, line, file.string()));
 }
 
-// Predicts the rows of `inputs` (lines `lines` of `file`) as <stem>.csv and <stem>.json. Throws
-// std::runtime_error naming the first row and quantity that is not finite.
+// Predicts the rows of `inputs` (lines `lines` of `file`) into <out>/<stem>.csv and .json, staged
+// until commit(). Throws std::runtime_error naming the first row and quantity that is not
+// finite (the staged files are then removed). Cost: the predictive, and O(rows) text written
+// as it is produced.
 PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inputs,
                             const std::vector<std::size_t>& lines,
-                            const std::filesystem::path& file, const std::string& stem,
-                            const FitCommandOptions& opt) {
+                            const std::filesystem::path& file, const std::filesystem::path& out,
+                            const std::string& stem, const FitCommandOptions& opt) {
   const NetworkSpec& spec = s.spec;
   const Eigen::Index n = inputs.X.rows();
   PredictOptions po;
@@ -146,63 +163,80 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
   std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
                     static_cast<std::uint32_t>(opt.common.seed >> 32), 7u};
   vi::Rng rng(seq);
-  nlohmann::json j;
-  j["file"] = file.string();
-  j["task"] = spec.classification ? "classification" : "regression";
-  j["method"] = s.method;
-  j["rows"] = nlohmann::json::array();
+  PredictionFiles f{AtomicFile(out / (stem + ".csv")), AtomicFile(out / (stem + ".json"))};
   const bool scored = inputs.Y.has_value();
   const std::string target = scored ? "," + csv_field(spec.target) : "";
-  std::string csv;
+  const std::string head =
+      fmt::format("{{\n  \"file\": {},\n  \"method\": {},\n  \"task\": {},\n",
+                  nlohmann::json(file.string()).dump(), nlohmann::json(s.method).dump(),
+                  spec.classification ? "\"classification\"" : "\"regression\"");
+  // Row i: its CSV line, and its JSON object as an entry of "rows".
+  const auto row = [&](Eigen::Index i, const std::string& csv_line, const std::string& json) {
+    f.csv.write(csv_line);
+    f.json.write(i == 0 ? "    " : ",\n    ").write(json);
+  };
   if (!spec.classification) {
     const Eigen::MatrixXd Y =
         scored ? *inputs.Y : Eigen::MatrixXd(spec.target_scaling.mean.replicate(n, 1));
     const vi::RegressionPredictive p = predict_regression(
         s.posterior, regression_model(spec, inputs.X, Y), spec.target_scaling, rng, po);
-    csv = "line" + target + ",mean,sd,lower_95,upper_95\n";
+    f.csv.write("line" + target + ",mean,sd,lower_95,upper_95\n");
+    f.json.write(head);
+    if (scored)
+      f.json.write("  \"metrics\": " +
+                   json_line({{"rmse", p.rmse}, {"log_likelihood", p.test_log_likelihood}}) +
+                   ",\n");
+    f.json.write("  \"rows\": [\n");
     for (Eigen::Index i = 0; i < n; ++i) {
       const double m = p.mean(i, 0), sd = std::sqrt(p.variance(i, 0));
       const std::size_t line = lines[static_cast<std::size_t>(i)];
       require_finite(m, "mean", line, file);
       require_finite(sd, "standard deviation", line, file);
-      csv += std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + number(m) + "," +
-             number(sd) + "," + number(m - 1.959963984540054 * sd) + "," +
-             number(m + 1.959963984540054 * sd) + "\n";
-      nlohmann::json row = {{"line", line}, {"mean", m}, {"sd", sd}};
-      if (scored) row["target"] = Y(i, 0);
-      j["rows"].push_back(row);
+      row(i,
+          std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + number(m) + "," +
+              number(sd) + "," + number(m - 1.959963984540054 * sd) + "," +
+              number(m + 1.959963984540054 * sd) + "\n",
+          scored ? json_line({{"line", line}, {"mean", m}, {"sd", sd}, {"target", Y(i, 0)}})
+                 : json_line({{"line", line}, {"mean", m}, {"sd", sd}}));
     }
-    if (scored) j["metrics"] = {{"rmse", p.rmse}, {"log_likelihood", p.test_log_likelihood}};
   } else {
     const Eigen::MatrixXd Y = scored ? *inputs.Y : Eigen::MatrixXd(Eigen::MatrixXd::Zero(n, 1));
     const vi::ClassificationPredictive p =
         predict_classification(s.posterior, classification_model(spec, inputs.X, Y), rng, po);
-    csv = "line" + target + ",predicted";
-    for (int c = 0; c < spec.classes; ++c) csv += ",p_" + std::to_string(c);
-    csv += "\n";
+    std::string header = "line" + target + ",predicted";
+    for (int c = 0; c < spec.classes; ++c) header += ",p_" + std::to_string(c);
+    f.csv.write(header + "\n");
+    f.json.write(head);
+    if (scored)
+      f.json.write(
+          "  \"metrics\": " +
+          json_line(
+              {{"accuracy", p.metrics.accuracy}, {"nll", p.metrics.nll}, {"ece", p.metrics.ece}}) +
+          ",\n");
+    f.json.write("  \"rows\": [\n");
     for (Eigen::Index i = 0; i < n; ++i) {
       const std::size_t line = lines[static_cast<std::size_t>(i)];
       for (int c = 0; c < spec.classes; ++c)
         require_finite(p.probabilities(i, c), "probability", line, file);
       Eigen::Index best = 0;
       p.probabilities.row(i).maxCoeff(&best);
-      csv +=
+      std::string csv =
           std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + std::to_string(best);
       std::vector<double> probs;
       for (int c = 0; c < spec.classes; ++c) {
         csv += "," + number(p.probabilities(i, c));
         probs.push_back(p.probabilities(i, c));
       }
-      csv += "\n";
-      nlohmann::json row = {{"line", line}, {"predicted", best}, {"probabilities", probs}};
-      if (scored) row["target"] = Y(i, 0);
-      j["rows"].push_back(row);
+      row(i, csv + "\n",
+          scored ? json_line({{"line", line},
+                              {"predicted", best},
+                              {"probabilities", probs},
+                              {"target", Y(i, 0)}})
+                 : json_line({{"line", line}, {"predicted", best}, {"probabilities", probs}}));
     }
-    if (scored)
-      j["metrics"] = {
-          {"accuracy", p.metrics.accuracy}, {"nll", p.metrics.nll}, {"ece", p.metrics.ece}};
   }
-  return {stem, csv, j};
+  f.json.write("\n  ]\n}\n");
+  return f;
 }
 
 // Reads --csv, checks it for the task, and builds the network spec (scaling from these rows).
@@ -321,23 +355,32 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
                ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
   }
 
-  // Every prediction is made (and checked finite) before the first file is written.
-  std::vector<PredictionFiles> tables;
-  if (fitting)
-    tables.push_back(predictions(saved, PredictionInputs{training->data.X, training->data.Y},
-                                 training->lines, opt.csv, "fitted", opt));
-  if (to_predict)
-    tables.push_back(
-        predictions(saved, *to_predict, predict_table->lines, opt.predict, "predictions", opt));
-  std::filesystem::create_directories(opt.common.out);
+  // Every file is written to its temporary file, and every prediction checked finite, before the
+  // first is renamed into place: a failure on the way leaves no file of this run (and no new
+  // --out folder).
   const std::filesystem::path& out = opt.common.out;
-  if (fitting) {
-    write_json_file(out / "posterior.json", posterior_json(saved));
-    write_summary(saved, out);
-  }
-  for (const PredictionFiles& t : tables) {
-    write_file_atomically(out / (t.stem + ".csv"), t.csv);
-    write_json_file(out / (t.stem + ".json"), t.json);
+  const bool new_folder = !std::filesystem::exists(out);
+  std::filesystem::create_directories(out);
+  try {
+    std::vector<AtomicFile> staged;
+    if (fitting) {
+      staged.emplace_back(out / "posterior.json").write(posterior_json(saved).dump(2) + "\n");
+      stage_summary(saved, out, staged);
+    }
+    std::vector<PredictionFiles> tables;
+    if (fitting)
+      tables.push_back(predictions(saved, PredictionInputs{training->data.X, training->data.Y},
+                                   training->lines, opt.csv, out, "fitted", opt));
+    if (to_predict)
+      tables.push_back(predictions(saved, *to_predict, predict_table->lines, opt.predict, out,
+                                   "predictions", opt));
+    for (AtomicFile& f : staged) f.commit();
+    for (PredictionFiles& t : tables) t.commit();
+  } catch (...) {
+    std::error_code ignored;
+    if (new_folder && std::filesystem::is_empty(out, ignored))
+      std::filesystem::remove(out, ignored);
+    throw;
   }
   fmt::print("written to {}: {}\n", out.string(),
              fitting ? std::string("posterior.json, summary.csv/.json, fitted.csv/.json") +

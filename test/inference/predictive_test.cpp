@@ -4,6 +4,7 @@
 // reporting against the standardised run; the classification predictive against averages of
 // σ(φᵀθₛ) computed here from the same draws; and bad input.
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 
@@ -71,9 +72,10 @@ BOOST_AUTO_TEST_CASE(mc_regression_matches_the_exact_predictive) {
   // log-mean-exp (delta method: se(log p̂) = sd(pₛ)/(√S p̂)).
   vi::Rng replay = start;
   const MatrixXd P = ngvi::test::design_of(lc.Xs);
-  MatrixXd lik(lc.Xs.rows(), o.samples);
+  MatrixXd lik(lc.Xs.rows(), o.samples), fs(lc.Xs.rows(), o.samples);
   for (int s = 0; s < o.samples; ++s) {
     const VectorXd f = P * q.sample(replay);
+    fs.col(s) = f;
     lik.col(s) = (-0.5 * lc.c.tau * (lc.Ys.col(0) - f).array().square()).exp() *
                  std::sqrt(lc.c.tau / (2.0 * std::numbers::pi));
   }
@@ -88,11 +90,45 @@ BOOST_AUTO_TEST_CASE(mc_regression_matches_the_exact_predictive) {
     NGVI_CHECK_MC(r.log_likelihood(i), ld(i), sd / (std::sqrt(S) * pbar));
     NGVI_CHECK_REPORT(compare(r.log_likelihood(i), std::log(pbar), tol::closed_form,
                               "log-mean-exp vs log of the mean likelihood of the same draws"));
+    // The moments, accumulated one draw at a time, against the two-pass moments of the same
+    // draws (mean, then the variance about it with divisor S) plus the noise variance 1/τ.
+    const double fbar = fs.row(i).mean();
+    const double fvar_draws = (fs.row(i).array() - fbar).square().sum() / S;
+    NGVI_CHECK_REPORT(compare(r.mean(i, 0), fbar, tol::closed_form,
+                              "predictive mean vs the two-pass mean of the same draws"));
+    NGVI_CHECK_REPORT(compare(r.variance(i, 0), fvar_draws + 1.0 / lc.c.tau, tol::closed_form,
+                              "predictive variance vs the two-pass variance of the same draws"));
   }
   NGVI_CHECK_REPORT(compare(r.test_log_likelihood, r.log_likelihood.mean(), tol::closed_form,
                             "test log-likelihood = mean per-example value"));
   NGVI_CHECK_REPORT(compare(r.rmse, std::sqrt((lc.Ys.col(0) - r.mean.col(0)).squaredNorm() / 5.0),
                             tol::closed_form, "RMSE of the predictive mean"));
+}
+
+BOOST_AUTO_TEST_CASE(blocks_of_rows_give_each_row_its_own_predictive) {
+  // More rows than one forward pass holds: every row's predictive (mean, variance,
+  // log-likelihood) is the one of a test set of that row alone, from the same draws.
+  const LinearCase lc;
+  const Eigen::Index n = nn::rows_per_forward_pass + 37;
+  vi::Rng data(3);
+  const MatrixXd X = vi::standard_normal(data, n, 2), Y = vi::standard_normal(data, n, 1);
+  const vi::FullGaussian q = lc.posterior();
+  vi::PredictiveOptions o;
+  o.samples = 7;
+  vi::Rng rng(5);
+  const vi::RegressionPredictive all =
+      vi::mc_regression_predictive(lc.c.model_over(X, Y), q, nn::Standardizer::identity(1), rng, o);
+  for (const Eigen::Index i :
+       {Eigen::Index{0}, nn::rows_per_forward_pass - 1, nn::rows_per_forward_pass, n - 1}) {
+    vi::Rng same(5);
+    const vi::RegressionPredictive one = vi::mc_regression_predictive(
+        lc.c.model_over(X.row(i), Y.row(i)), q, nn::Standardizer::identity(1), same, o);
+    NGVI_CHECK_REPORT(compare(all.mean(i, 0), one.mean(0, 0), tol::closed_form, "mean"));
+    NGVI_CHECK_REPORT(
+        compare(all.variance(i, 0), one.variance(0, 0), tol::closed_form, "variance"));
+    NGVI_CHECK_REPORT(
+        compare(all.log_likelihood(i), one.log_likelihood(0), tol::closed_form, "log-likelihood"));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(glm_regression_is_exact_for_a_linear_model) {
@@ -183,6 +219,34 @@ BOOST_AUTO_TEST_CASE(log_mean_exp_is_stable) {
                             -1000.0 + std::log((1.0 + std::exp(-1.0) + std::exp(-2.0)) / 3.0),
                             tol::closed_form, "log-mean-exp far below exp's range"));
   BOOST_CHECK_THROW(vi::log_mean_exp(VectorXd()), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(running_log_mean_exp_matches_the_whole_row) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Rows whose maximum arrives first, last and in the middle, 700 apart (exp alone would
+  // overflow or underflow), and the non-finite cases.
+  MatrixXd a(7, 4);
+  a << 700.0, -3.0, 2.0, 0.5,            //
+      -1000.0, -1001.0, -999.0, -998.5,  //
+      1.0, 2.0, 3.0, 4.0,                //
+      -inf, -inf, -inf, -inf,            //
+      -inf, 0.25, -inf, -2.0,            //
+      1.0, inf, 3.0, -inf,               //
+      1.0, 2.0, nan, 3.0;
+  vi::RunningLogMeanExp running(a.rows());
+  for (Eigen::Index s = 0; s < a.cols(); ++s)
+    for (Eigen::Index i = 0; i < a.rows(); ++i) running.add(i, a(i, s));
+  const VectorXd r = running.result(static_cast<int>(a.cols()));
+  for (const Eigen::Index i : {0, 1, 2, 4})
+    NGVI_CHECK_REPORT(compare(r(i), vi::log_mean_exp(a.row(i).transpose()), tol::closed_form,
+                              "running vs whole-row log-mean-exp"));
+  BOOST_TEST(r(3) == -inf);
+  BOOST_TEST(r(5) == inf);
+  BOOST_TEST(std::isnan(r(6)));
+  NGVI_CHECK_REPORT(
+      compare(r(2), std::log((std::exp(1.0) + std::exp(2.0) + std::exp(3.0) + std::exp(4.0)) / 4.0),
+              tol::closed_form, "log of the mean of exp, directly"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {

@@ -141,6 +141,24 @@ BOOST_AUTO_TEST_CASE(batch_loss_is_the_sum_over_the_batch) {
                             "∇ batch_loss vs ∇ Σ example_loss"));
 }
 
+BOOST_AUTO_TEST_CASE(total_loss_in_blocks_is_the_whole_pass) {
+  // More rows than one forward pass holds: total_loss in double (block by block) against the
+  // one-pass batch_loss over every row, and against the recorded total_loss's value.
+  const Eigen::Index n = 2 * nn::rows_per_forward_pass + 11;
+  const nn::Supervised model(nn::Sequential::mlp({2, 5, 1}, nn::Tanh{}),
+                             nn::GaussianFixedNoise(3.0), regression_data(n, 2, 5));
+  const Eigen::VectorXd th = init(model, 6);
+  std::vector<Eigen::Index> all(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+  const double blocks = model.total_loss(th);
+  NGVI_CHECK_REPORT(compare(blocks, model.batch_loss(th, std::span<const Eigen::Index>(all)),
+                            tol::ad_vs_ad, "total_loss in blocks vs one pass over all rows"));
+  Eigen::VectorXd g;
+  const double recorded =
+      ad::value_and_gradient([&](const auto& t) { return model.total_loss(t); }, th, g);
+  NGVI_CHECK_REPORT(compare(blocks, recorded, tol::ad_vs_ad, "double vs recorded total_loss"));
+}
+
 BOOST_AUTO_TEST_CASE(minibatch_reads_rows_in_place_or_gathered) {
   // References: the same network on data.subset(idx) (a separate Supervised), and for idx =
   // 0..N−1 the whole-data members; bad indices name the member.

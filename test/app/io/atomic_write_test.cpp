@@ -2,6 +2,8 @@
 // no temporary file is left behind, and failures name the file.
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <app/io/atomic_write.hpp>
 #include <boost/test/unit_test.hpp>
@@ -45,6 +47,44 @@ BOOST_AUTO_TEST_CASE(failures_name_the_file_and_leave_the_target_alone) {
   BOOST_CHECK_THROW(ngvi::app::write_file_atomically(dir.path / "a_directory", "x"),
                     ngvi::app::FileError);
   BOOST_TEST(fs::is_directory(dir.path / "a_directory"));
+}
+
+namespace {
+int entries(const fs::path& dir) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_staged_set_appears_whole_or_not_at_all) {
+  TempDir dir;
+  const fs::path a = dir.path / "a.csv", b = dir.path / "b.json";
+  ngvi::app::write_file_atomically(a, "old a\n");
+  {
+    // Written in pieces, then abandoned (as when an exception unwinds): the targets keep their
+    // previous content, and the temporary files are gone.
+    std::vector<ngvi::app::AtomicFile> staged;
+    staged.emplace_back(a).write("new ").write("a\n");
+    staged.emplace_back(b).write("{}\n");
+    BOOST_TEST(entries(dir.path) == 3);  // a.csv and two temporary files
+  }
+  BOOST_TEST(read_file(a) == "old a\n");
+  BOOST_TEST(!fs::exists(b));
+  BOOST_TEST(entries(dir.path) == 1);
+  {
+    std::vector<ngvi::app::AtomicFile> staged;
+    staged.emplace_back(a).write("new ").write("a\n");
+    ngvi::app::AtomicFile moved(std::move(staged.back()));  // the moved-from one owns nothing
+    staged.pop_back();
+    BOOST_TEST(entries(dir.path) == 2);
+    moved.commit();
+    staged.emplace_back(b).write("{}\n");
+    staged.back().commit();
+  }
+  BOOST_TEST(read_file(a) == "new a\n");
+  BOOST_TEST(read_file(b) == "{}\n");
+  BOOST_TEST(entries(dir.path) == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
