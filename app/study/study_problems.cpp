@@ -69,6 +69,7 @@ ProblemSetup setup_for(const std::string& name, const Model& train, const Model&
   s.train = std::make_shared<const NetworkModel>(train.net(), train.likelihood(), train.data());
   s.test = std::make_shared<const NetworkModel>(test.net(), test.likelihood(), test.data());
   s.seed = st.seed;
+  s.progress = st.progress;
   s.history_predictive_samples = st.quick ? 5 : 10;
   s.final_predictive_samples = st.quick ? 30 : 100;
   s.final_elbo_samples = st.quick ? 50 : 200;
