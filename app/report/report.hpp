@@ -38,7 +38,7 @@ struct Verdict {
   bool inconclusive = false;  // a finding the numbers cannot decide (confirmed is then false)
   // The statistic the status rests on, with its interval over seeds ("ELBO difference 0.35,
   // 95% interval [0.1, 0.6]"); empty: not given.
-  std::string statistic;
+  std::string statistic{};
   int seeds = 0;          // seeds the claim was judged on; 0: not said
   int seeds_holding = 0;  // of them, those on which the claim holds individually
 

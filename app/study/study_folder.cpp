@@ -531,9 +531,10 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
     for (const StudyVerdict& v : run.verdicts)
       if (v.problem == p.name) s.blocks.push_back(report_verdict(v, v.claim));
     Builder b{figures, s,
-              ps.runs.size() > 1 ? fmt::format(" The run from seed {} (the base seed) of {}.",
-                                               ps.seeds.front(), ps.runs.size())
-                                 : std::string()};
+              ps.runs.size() > 1
+                  ? fmt::format(" Drawn from the run of the base seed, {} (of {} seeds).",
+                                ps.seeds.front(), ps.runs.size())
+                  : std::string()};
     convergence_figures(p, b);
     marginal_figures(p, b);
     predictive_figures(p, b);
