@@ -18,8 +18,8 @@
 
 namespace ngvi::app {
 
-// Declares the subcommand and its options on `root`. Cost of the run: about a minute on 2 cores
-// by default (at most two), seconds with --quick.
+// Declares the subcommand and its options on `root`. Cost of the run: about a minute and a half on
+// 2 cores with the default 5 seeds (80 s at a load average of 4–5), seconds with --quick.
 Subcommand add_study_command(CLI::App& root);
 
 }  // namespace ngvi::app

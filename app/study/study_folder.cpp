@@ -397,13 +397,17 @@ report::Table summary_table(const ProblemSeeds& ps, bool timing) {
         mean_sd(over_seeds(ps, i, [classification](const ProblemRecord&, const MethodRecord& x) {
           return classification ? x.test_accuracy : x.test_rmse;
         })));
-    row.push_back(m.curvature.empty()
-                      ? "—"
-                      : mean_sd(over_seeds(ps, i,
-                                           [](const ProblemRecord&, const MethodRecord& x) {
-                                             return x.curvature.back().diagonal_relative_error;
-                                           }),
-                                "{:.3g}"));
+    row.push_back(
+        m.curvature.empty()
+            ? "—"
+            : mean_sd(over_seeds(ps, i,
+                                 [](const ProblemRecord&, const MethodRecord& x) {
+                                   // a fit that failed at once has no measurement
+                                   return x.curvature.empty()
+                                              ? nan
+                                              : x.curvature.back().diagonal_relative_error;
+                                 }),
+                      "{:.3g}"));
     row.push_back(mean_sd(over_seeds(ps, i,
                                      [](const ProblemRecord&, const MethodRecord& x) {
                                        std::int64_t fired = 0;
@@ -493,7 +497,8 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
                  : std::string())});
   r.introduction.push_back(
       {"All numbers are in results.json beside this page (schema in app/study/README.md of the "
-       "source tree), each fit's history in history/<problem>/<method>.csv, and every plot as SVG "
+       "source tree), each fit's history in history/<problem>/seed_<seed>/<method>.csv, and every "
+       "plot as SVG "
        "and PNG in plots/."});
 
   report::Section verdicts{"Findings", {}};

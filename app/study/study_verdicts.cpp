@@ -88,7 +88,7 @@ void approximation_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& o
       best = std::min(best, q.relative_error[a]);
     out.push_back(seed_verdict(
         p, fmt::format("the {} approaches the Hessian as training goes on", labels[a]),
-        ClaimKind::finding, "‖A − H‖_F/‖H‖_F at the end of the MAP run over that at its start",
+        ClaimKind::finding, "‖A − H‖_F/‖H‖_F at the end of the MAP run ÷ at its start",
         {approach_factor, false, 0.0}, last.relative_error[a] / first.relative_error[a], 0.0,
         fmt::format("‖A − H‖_F/‖H‖_F along the MAP run (the claim needs a drop of at least "
                     "{:.0f}%): {:.3g} at iteration {}, {:.3g} at iteration {} (smallest {:.3g}); "
@@ -262,15 +262,17 @@ StudyVerdict combine_over_seeds(const std::vector<StudyVerdict>& per_seed,
     margins += s.per_seed_margin.front();
     v.seeds_holding += s.rule.holds(s.per_seed.front(), s.per_seed_margin.front()) ? 1 : 0;
     if (!s.health_note.empty())
-      v.health_note += fmt::format("; seed {}{}", seeds[k], s.health_note);
+      v.health_note += fmt::format("; on seed {}: {}", seeds[k], s.health_note.substr(2));
   }
   if (per_seed.size() == 1) {
     v.health_note = per_seed.front().health_note;
     v.evidence += v.health_note;
     return v;
   }
-  const std::string tally = fmt::format("holds on {} of {} seeds ({}–{})", v.seeds_holding, v.seeds,
-                                        seeds.front(), seeds.back());
+  // The statistic, its interval and the seed count are fields of their own (the report and the
+  // terminal show them); the evidence quotes the base seed's numbers.
+  const std::string base_evidence = fmt::format("seed {} (the base seed): {}{}", seeds.front(),
+                                                per_seed.front().evidence, v.health_note);
   if (v.kind == ClaimKind::check) {
     // An identity must hold on every seed; the statistic is the value furthest towards failing.
     v.confirmed = v.seeds_holding == v.seeds;
@@ -278,9 +280,7 @@ StudyVerdict combine_over_seeds(const std::vector<StudyVerdict>& per_seed,
     v.statistic = v.per_seed.front();
     for (const double x : v.per_seed)
       if (!(v.rule.beyond(x) >= v.rule.beyond(v.statistic))) v.statistic = x;
-    v.evidence = fmt::format("{}: worst over the seeds {:.3g} (needs {}); {}. Seed {}: {}{}",
-                             v.statistic_name, v.statistic, v.rule.text(), tally, seeds.front(),
-                             per_seed.front().evidence, v.health_note);
+    v.evidence = base_evidence;
     return v;
   }
   v.rule.margin = margins / static_cast<double>(per_seed.size());
@@ -291,11 +291,7 @@ StudyVerdict combine_over_seeds(const std::vector<StudyVerdict>& per_seed,
   const VerdictStatus status = v.rule.over_seeds(iv);
   v.confirmed = status == VerdictStatus::confirmed;
   v.inconclusive = status == VerdictStatus::inconclusive;
-  v.evidence = fmt::format(
-      "{}: mean {:.3g} over {} seeds, 95% t-interval [{:.3g}, {:.3g}] (the claim needs it {}); "
-      "{}. Seed {}: {}{}",
-      v.statistic_name, iv.mean, v.seeds, iv.low, iv.high, v.rule.text(), tally, seeds.front(),
-      per_seed.front().evidence, v.health_note);
+  v.evidence = base_evidence;
   return v;
 }
 
