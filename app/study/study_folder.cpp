@@ -324,11 +324,19 @@ void marginal_figures(const ProblemRecord& p, Builder& b) {
   }
 }
 
-// "mean ± sd" of the values over the seeds (one seed: the value); "—" when not finite.
+// "mean ± sd" of the finite values over the seeds (one: the value), with "(k of n seeds)" when
+// some seeds' values are not finite (a fit that diverged there); "—" when none is.
 std::string mean_sd(const std::vector<double>& values, const char* spec = "{:.4g}") {
-  const SeedInterval s = t_interval(values);
-  if (values.size() < 2 || !std::isfinite(s.sd)) return fmt_num(s.mean, spec);
-  return fmt_num(s.mean, spec) + " ± " + fmt_num(s.sd, "{:.2g}");
+  std::vector<double> finite;
+  for (const double v : values)
+    if (std::isfinite(v)) finite.push_back(v);
+  if (finite.empty()) return "—";
+  const SeedInterval s = t_interval(finite);
+  std::string text = fmt_num(s.mean, spec);
+  if (finite.size() > 1) text += " ± " + fmt_num(s.sd, "{:.2g}");
+  if (finite.size() < values.size())
+    text += fmt::format(" ({} of {} seeds)", finite.size(), values.size());
+  return text;
 }
 
 // The method's number on every seed.
