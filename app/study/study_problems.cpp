@@ -287,7 +287,7 @@ ProblemRecord uci_boston(const StudySettings& st) {
   s.loop = loop_for(scaled(st, 120, 4), 32, p.model.num_examples(), st.quick ? 4 : 25, st);
   s.steps.ivon = 0.01;
   s.steps.natural_decay = 0.002;
-  s.steps.natural = 0.05;
+  s.steps.natural = 0.03;
   s.steps.adam = 0.01;
   ProblemRecord r =
       record_for(s.name, "Boston housing (UCI, split 0), a small MLP", p.description, "regression");
