@@ -92,6 +92,7 @@ struct HtmlBlock {
   std::string operator()(const Verdict& v) const {
     return "<p class=\"verdict " + v.css_class() + (v.check ? " check" : "") + "\"><strong>" +
            v.status() + ":</strong> " + html_escape(v.claim) + ". " +
+           (v.over_seeds().empty() ? "" : "<em>" + html_escape(v.over_seeds()) + "</em>") +
            html_escape(v.evidence_cited()) + "</p>\n";
   }
 };

@@ -50,7 +50,10 @@ struct MarkdownBlock {
     return s + "\n\n";
   }
   std::string operator()(const Verdict& v) const {
-    return "> **" + v.status() + ":** " + v.claim + ". " + v.evidence_cited() + "\n\n";
+    const std::string seeds = v.over_seeds();
+    return "> **" + v.status() + ":** " + v.claim + ". " +
+           (seeds.empty() ? "" : "*" + seeds.substr(0, seeds.size() - 1) + "* ") +
+           v.evidence_cited() + "\n\n";
   }
 };
 

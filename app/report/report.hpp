@@ -36,6 +36,11 @@ struct Verdict {
   bool check = false;         // an identity that holds by construction, not a finding
   std::string citation;       // where the claim comes from (authors, year); empty: none
   bool inconclusive = false;  // a finding the numbers cannot decide (confirmed is then false)
+  // The statistic the status rests on, with its interval over seeds ("ELBO difference 0.35,
+  // 95% interval [0.1, 0.6]"); empty: not given.
+  std::string statistic{};
+  int seeds = 0;          // seeds the claim was judged on; 0: not said
+  int seeds_holding = 0;  // of them, those on which the claim holds individually
 
   // "Confirmed" / "Refuted" / "Inconclusive" for a finding, "Check passed" / "Check failed" for
   // a check.
@@ -46,6 +51,15 @@ struct Verdict {
   // The CSS class of its colour: confirmed, refuted or inconclusive.
   std::string css_class() const {
     return inconclusive ? "inconclusive" : confirmed ? "confirmed" : "refuted";
+  }
+  // "<statistic>; k of n seeds. " from what is given; empty when neither is.
+  std::string over_seeds() const {
+    std::string seeds_text;
+    if (seeds > 0)
+      seeds_text = std::to_string(seeds_holding) + " of " + std::to_string(seeds) +
+                   (seeds == 1 ? " seed" : " seeds");
+    if (statistic.empty() && seeds_text.empty()) return "";
+    return statistic + (statistic.empty() || seeds_text.empty() ? "" : "; ") + seeds_text + ". ";
   }
   // The evidence, then the citation in parentheses.
   std::string evidence_cited() const {

@@ -57,7 +57,10 @@ struct ProblemSetup {
   std::shared_ptr<const NetworkModel> train;  // the training data's model
   std::shared_ptr<const NetworkModel> test;   // the same network and likelihood over held-out data
   nn::Standardizer targets = nn::Standardizer::identity(1);  // training target scaling
-  std::uint64_t seed = 1;        // every method starts from the same generator state
+  std::uint64_t seed = 1;  // every method starts from the same generator state
+  // Draw a progress bar per fit on stderr (when it is a terminal); off for all but one of the
+  // seeds that run at the same time, so that their bars do not overwrite each other.
+  bool progress = true;
   vi::LoopOptions loop{};        // epochs, minibatch, history rows
   double prior_precision = 1.0;  // δ
   StepSizes steps{};

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -285,7 +286,8 @@ MethodRecord run_method(const ProblemSetup& s, const std::string& key, const Opt
   r.name = key;
   vi::Rng rng(s.seed);
   detail::StudyTracker tracker{&s, &r.curvature};
-  vi::ProgressBar bar(s.name + " " + key);
+  // A bar given a stream and no `force` stays quiet: that is how s.progress turns it off.
+  vi::ProgressBar bar(s.name + " " + key, s.progress ? nullptr : &std::cerr);
   const auto result = vi::fit(*s.train, options, rng, tracker, bar);
   detail::copy_fit(result, r);
   const auto& q = result.posterior;
@@ -313,7 +315,7 @@ inline MethodRecord run_map_laplace(const ProblemSetup& s, const vi::MapOptions&
   vi::Rng rng(s.seed);
   detail::StudyTracker tracker{&s, &r.curvature};
   detail::ApproximationTracker approx{&s, &r.approximations, &r.spectra};
-  vi::ProgressBar bar(s.name + " map_laplace");
+  vi::ProgressBar bar(s.name + " map_laplace", s.progress ? nullptr : &std::cerr);  // see above
   const auto result = vi::fit(*s.train, options, rng, tracker, approx, bar);
   detail::copy_fit(result, r);
   vi::LaplaceOptions lo;

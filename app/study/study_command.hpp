@@ -1,8 +1,10 @@
 // `ngvi study`: the project's main job. Fits VON, VOGN (each curvature), IVON, noisy Adam,
 // noisy K-FAC, Bayes-by-backprop and MAP + Laplace to the built-in seeded problems
-// (study_problems.hpp) from the same seed, and writes a report folder (study_folder.hpp):
-// results.json, one history CSV per problem and method, the plots as SVG and PNG, report.html
-// and report.md. The folder's contents and results.json's schema are in app/study/README.md.
+// (study_problems.hpp) from each of --seeds seeds (--seed, --seed + 1, …; the seeds run in
+// parallel, with the same results for any thread count), decides the verdicts over the seeds
+// (study_verdicts.hpp), and writes a report folder (study_folder.hpp): results.json, one history
+// CSV per problem, seed and method, the plots as SVG and PNG, report.html and report.md. The
+// folder's contents and results.json's schema are in app/study/README.md.
 //
 // A progress bar per fit on stderr (when it is a terminal), one line per problem on stdout, the
 // verdicts at the end. Exit codes (app/cli/exit_codes.hpp): 2 for bad usage, including an --out
@@ -16,8 +18,8 @@
 
 namespace ngvi::app {
 
-// Declares the subcommand and its options on `root`. Cost of the run: about a minute on 2 cores
-// by default (at most two), seconds with --quick.
+// Declares the subcommand and its options on `root`. Cost of the run: about a minute and a half on
+// 2 cores with the default 5 seeds (80 s at a load average of 4–5), seconds with --quick.
 Subcommand add_study_command(CLI::App& root);
 
 }  // namespace ngvi::app

@@ -5,6 +5,7 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numbers>
 #include <string>
@@ -16,6 +17,7 @@
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
 #include <app/study/method_catalog.hpp>
+#include <app/study/seed_statistics.hpp>
 #include <app/study/study_folder.hpp>
 #include <fmt/format.h>
 
@@ -33,13 +35,16 @@ struct PlannedFigure {
 };
 
 // The figures of a problem and the report blocks that show them, built together.
+// Every figure shows one seed's run, the base seed's; `seed_note` says so in each caption when
+// the run has several seeds.
 struct Builder {
   std::vector<PlannedFigure>& figures;
   report::Section& section;
+  std::string seed_note;
   void add(const std::string& stem, plot::Figure f, const std::string& caption) {
     figures.push_back({stem, std::move(f)});
     section.blocks.push_back(
-        report::Figure{caption, "plots/" + stem + ".svg", "plots/" + stem + ".png"});
+        report::Figure{caption + seed_note, "plots/" + stem + ".svg", "plots/" + stem + ".png"});
   }
 };
 
@@ -319,13 +324,56 @@ void marginal_figures(const ProblemRecord& p, Builder& b) {
   }
 }
 
-report::Table summary_table(const ProblemRecord& p, bool timing) {
+// "mean ± sd" of the finite values over the seeds (one: the value), with "(k of n seeds)" when
+// some seeds' values are not finite (a fit that diverged there); "—" when none is.
+std::string mean_sd(const std::vector<double>& values, const char* spec = "{:.4g}") {
+  std::vector<double> finite;
+  for (const double v : values)
+    if (std::isfinite(v)) finite.push_back(v);
+  if (finite.empty()) return "—";
+  const SeedInterval s = t_interval(finite);
+  std::string text = fmt_num(s.mean, spec);
+  if (finite.size() > 1) text += " ± " + fmt_num(s.sd, "{:.2g}");
+  if (finite.size() < values.size())
+    text += fmt::format(" ({} of {} seeds)", finite.size(), values.size());
+  return text;
+}
+
+// The method's number on every seed.
+template <class F>
+std::vector<double> over_seeds(const ProblemSeeds& ps, std::size_t method, F&& number) {
+  std::vector<double> v;
+  for (const ProblemRecord& r : ps.runs) v.push_back(number(r, r.methods[method]));
+  return v;
+}
+
+// "finished" when every seed's fit has one status and is healthy, else each status and health
+// with the number of seeds that have it.
+std::string status_over_seeds(const ProblemSeeds& ps, std::size_t method) {
+  std::map<std::string, int> counts;
+  for (const ProblemRecord& r : ps.runs) {
+    const MethodRecord& m = r.methods[method];
+    counts[m.health == "ok" ? m.status : m.status + ", " + m.health] += 1;
+  }
+  if (counts.size() == 1 && ps.runs.size() == 1) return counts.begin()->first;
+  std::string out;
+  for (const auto& [what, n] : counts)
+    out += (out.empty() ? "" : "; ") + (counts.size() == 1 ? what : fmt::format("{}: {}", what, n));
+  return out;
+}
+
+report::Table summary_table(const ProblemSeeds& ps, bool timing) {
+  const ProblemRecord& p = ps.base();
   const bool classification = p.task == "classification";
+  const bool several = ps.runs.size() > 1;
   report::Table t;
   t.caption =
-      "Final numbers of every method (test metrics: 100 predictive draws; MAP + Laplace: GLM "
-      "predictive)";
-  t.header = {"method", "status", "steps"};
+      (several ? fmt::format("Final numbers of every method, mean ± sd over {} seeds ({}–{})",
+                             ps.runs.size(), ps.seeds.front(), ps.seeds.back())
+               : std::string("Final numbers of every method")) +
+      " (test metrics: 100 predictive draws; MAP + Laplace: GLM predictive" +
+      (several ? "; the ELBO's ± is the sd over seeds" : "") + ")";
+  t.header = {"method", several ? "status (seeds)" : "status", "steps"};
   if (timing) t.header.push_back("seconds");
   for (const char* h : {"ELBO", "test log-lik.", classification ? "test accuracy" : "test RMSE",
                         "curvature error (end)", "remedies fired"})
@@ -335,41 +383,92 @@ report::Table summary_table(const ProblemRecord& p, bool timing) {
     t.header.push_back("sd error vs exact");
   }
   t.header.push_back("log evidence");
-  for (const MethodRecord& m : p.methods) {
-    std::vector<std::string> row = {method_info(m.name).label,
-                                    m.health == "ok" ? m.status : m.status + ", " + m.health,
+  for (std::size_t i = 0; i < p.methods.size(); ++i) {
+    const MethodRecord& m = p.methods[i];
+    std::vector<std::string> row = {method_info(m.name).label, status_over_seeds(ps, i),
                                     std::to_string(m.steps)};
-    if (timing) row.push_back(fmt::format("{:.2f}", m.seconds));
-    row.push_back(fmt_num(m.elbo, "{:.5g}") +
-                  (m.elbo_standard_error > 0.0 ? " ± " + fmt_num(m.elbo_standard_error, "{:.2g}")
-                                               : std::string()));
-    row.push_back(fmt_num(m.test_log_likelihood));
-    row.push_back(fmt_num(classification ? m.test_accuracy : m.test_rmse));
+    if (timing)
+      row.push_back(mean_sd(
+          over_seeds(ps, i, [](const ProblemRecord&, const MethodRecord& x) { return x.seconds; }),
+          "{:.2f}"));
+    if (several)
+      row.push_back(mean_sd(
+          over_seeds(ps, i, [](const ProblemRecord&, const MethodRecord& x) { return x.elbo; }),
+          "{:.5g}"));
+    else
+      row.push_back(fmt_num(m.elbo, "{:.5g}") +
+                    (m.elbo_standard_error > 0.0 ? " ± " + fmt_num(m.elbo_standard_error, "{:.2g}")
+                                                 : std::string()));
+    row.push_back(mean_sd(over_seeds(
+        ps, i, [](const ProblemRecord&, const MethodRecord& x) { return x.test_log_likelihood; })));
     row.push_back(
-        m.curvature.empty() ? "—" : fmt_num(m.curvature.back().diagonal_relative_error, "{:.3g}"));
-    std::int64_t fired = 0;
-    for (const auto& [k, v] : m.remedies) fired += v;
-    row.push_back(std::to_string(fired));
+        mean_sd(over_seeds(ps, i, [classification](const ProblemRecord&, const MethodRecord& x) {
+          return classification ? x.test_accuracy : x.test_rmse;
+        })));
+    row.push_back(
+        m.curvature.empty()
+            ? "—"
+            : mean_sd(over_seeds(ps, i,
+                                 [](const ProblemRecord&, const MethodRecord& x) {
+                                   // a fit that failed at once has no measurement
+                                   return x.curvature.empty()
+                                              ? nan
+                                              : x.curvature.back().diagonal_relative_error;
+                                 }),
+                      "{:.3g}"));
+    row.push_back(mean_sd(over_seeds(ps, i,
+                                     [](const ProblemRecord&, const MethodRecord& x) {
+                                       std::int64_t fired = 0;
+                                       for (const auto& [k, v] : x.remedies) fired += v;
+                                       return static_cast<double>(fired);
+                                     }),
+                          "{:.4g}"));
     if (p.reference) {
       const bool mf = p.reference->mean_field_sd.size() > 0 && m.name != "von" &&
                       m.name != "vogn_full_ggn" && m.name != "map_laplace" &&
                       m.name != "noisy_kfac";
-      const ReferenceError e = reference_error(m, *p.reference, false);
-      row.push_back(fmt_num(e.mean, "{:.2g}"));
-      row.push_back(fmt_num(e.sd, "{:.2g}") +
-                    (mf ? " (mean field: " +
-                              fmt_num(reference_error(m, *p.reference, true).sd, "{:.2g}") + ")"
-                        : std::string()));
+      auto error = [](bool mean_field, bool of_mean) {
+        return [mean_field, of_mean](const ProblemRecord& r, const MethodRecord& x) {
+          const ReferenceError e = reference_error(x, *r.reference, mean_field);
+          return of_mean ? e.mean : e.sd;
+        };
+      };
+      row.push_back(mean_sd(over_seeds(ps, i, error(false, true)), "{:.2g}"));
+      row.push_back(
+          mean_sd(over_seeds(ps, i, error(false, false)), "{:.2g}") +
+          (mf ? " (mean field: " + mean_sd(over_seeds(ps, i, error(true, false)), "{:.2g}") + ")"
+              : std::string()));
     }
-    row.push_back(m.log_evidence ? fmt_num(*m.log_evidence, "{:.5g}") : "—");
+    row.push_back(m.log_evidence
+                      ? mean_sd(over_seeds(ps, i,
+                                           [](const ProblemRecord&, const MethodRecord& x) {
+                                             return x.log_evidence.value_or(nan);
+                                           }),
+                                "{:.5g}")
+                      : "—");
     t.rows.push_back(std::move(row));
   }
   return t;
 }
 
+// The statistic with its interval, for the report: "<what> = mean [low, high] (95% t-interval
+// over n seeds)", one seed's value, or a check's worst value.
+std::string statistic_text(const StudyVerdict& v) {
+  if (v.seeds < 2) return fmt::format("{} = {:.3g}", v.statistic_name, v.statistic);
+  if (v.kind == ClaimKind::check)
+    return fmt::format("{} = {:.3g} on the worst seed", v.statistic_name, v.statistic);
+  return fmt::format("{} = {:.3g}, 95% t-interval [{:.3g}, {:.3g}] over {} seeds (claimed: {})",
+                     v.statistic_name, v.statistic, v.interval_low, v.interval_high, v.seeds,
+                     v.rule.text());
+}
+
 report::Verdict report_verdict(const StudyVerdict& v, std::string claim) {
-  return report::Verdict{std::move(claim),           v.confirmed, v.evidence,
-                         v.kind == ClaimKind::check, v.citation,  v.inconclusive};
+  report::Verdict r{std::move(claim),           v.confirmed, v.evidence,
+                    v.kind == ClaimKind::check, v.citation,  v.inconclusive};
+  r.statistic = statistic_text(v);
+  r.seeds = v.seeds;
+  r.seeds_holding = v.seeds_holding;
+  return r;
 }
 
 report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& figures) {
@@ -382,19 +481,32 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
     (check ? passed : confirmed) += v.confirmed ? 1 : 0;
     inconclusive += v.inconclusive ? 1 : 0;
   }
+  const std::string seeds =
+      run.seeds.size() == 1
+          ? fmt::format("from the same seed ({})", run.seeds.front())
+          : fmt::format(
+                "from each of {} seeds ({}–{}; every method from the same seed within a "
+                "run)",
+                run.seeds.size(), run.seeds.front(), run.seeds.back());
   r.introduction.push_back({fmt::format(
-      "Every method below was fitted to every problem from the same seed ({}){}, through the "
-      "library's one fit loop (vi::fit). {} findings from the literature were judged against "
-      "this run's numbers: {} confirmed, {} refuted, {} inconclusive. Apart from them, {} sanity "
-      "checks — identities that hold by construction — {} passed.{}",
-      run.seed, run.quick ? " in the short --quick version" : "", findings, confirmed,
-      findings - confirmed - inconclusive, inconclusive, checks,
+      "Every method below was fitted to every problem {}{}, through the library's one fit loop "
+      "(vi::fit). {} findings from the literature were judged against the numbers{}: {} "
+      "confirmed, {} refuted, {} inconclusive. Apart from them, {} sanity checks — identities "
+      "that hold by construction{} — {} passed.{}",
+      seeds, run.quick ? " in the short --quick version" : "", findings,
+      run.seeds.size() == 1
+          ? std::string()
+          : " (each by the 95% t-interval of its statistic's mean over the seeds, against a "
+            "threshold and margin fixed in advance)",
+      confirmed, findings - confirmed - inconclusive, inconclusive, checks,
+      run.seeds.size() == 1 ? "" : ", required on every seed",
       passed == checks ? "all" : fmt::format("{} of them", passed),
       run.timing ? fmt::format(" The fits and their measurements took {:.1f} s.", run.seconds)
                  : std::string())});
   r.introduction.push_back(
       {"All numbers are in results.json beside this page (schema in app/study/README.md of the "
-       "source tree), each fit's history in history/<problem>/<method>.csv, and every plot as SVG "
+       "source tree), each fit's history in history/<problem>/seed_<seed>/<method>.csv, and every "
+       "plot as SVG "
        "and PNG in plots/."});
 
   report::Section verdicts{"Findings", {}};
@@ -416,7 +528,8 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
       "full-covariance methods are left out where P×P work per step would dominate the run."});
   r.sections.push_back(std::move(methods));
 
-  for (const ProblemRecord& p : run.problems) {
+  for (const ProblemSeeds& ps : run.problems) {
+    const ProblemRecord& p = ps.base();
     report::Section s{p.title, {}};
     s.blocks.push_back(report::Paragraph{fmt::format(
         "{}. N = {} training and {} test examples, P = {} parameters, prior N(0, {}·I); {} epochs "
@@ -427,10 +540,14 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
         p.iterations)});
     if (p.reference)
       s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
-    s.blocks.push_back(summary_table(p, run.timing));
+    s.blocks.push_back(summary_table(ps, run.timing));
     for (const StudyVerdict& v : run.verdicts)
       if (v.problem == p.name) s.blocks.push_back(report_verdict(v, v.claim));
-    Builder b{figures, s};
+    Builder b{figures, s,
+              ps.runs.size() > 1
+                  ? fmt::format(" Drawn from the run of the base seed, {} (of {} seeds).",
+                                ps.seeds.front(), ps.runs.size())
+                  : std::string()};
     convergence_figures(p, b);
     marginal_figures(p, b);
     predictive_figures(p, b);
@@ -472,11 +589,13 @@ void render_all(const std::vector<PlannedFigure>& figures, const fs::path& dir, 
 
 void write_study_folder(const StudyRun& run, const fs::path& out, int threads) {
   fs::create_directories(out / "plots");
-  for (const ProblemRecord& p : run.problems) {
-    fs::create_directories(out / "history" / p.name);
-    for (const MethodRecord& m : p.methods)
-      write_file_atomically(out / history_path(p.name, m.name), vi::history_csv(m.history));
-  }
+  for (const ProblemSeeds& ps : run.problems)
+    for (std::size_t k = 0; k < ps.runs.size(); ++k)
+      for (const MethodRecord& m : ps.runs[k].methods) {
+        const fs::path file = out / history_path(ps.runs[k].name, ps.seeds[k], m.name);
+        fs::create_directories(file.parent_path());
+        write_file_atomically(file, vi::history_csv(m.history));
+      }
   write_json_file(out / "results.json", results_json(run));
   std::vector<PlannedFigure> figures;
   const report::Report r = build_report(run, figures);

@@ -1,6 +1,7 @@
 // write_study_folder: the report folder of `ngvi study` — results.json, one history CSV per
-// problem and method, the plots (SVG and PNG, drawn by gnuplot through app/plot), report.html
-// and report.md (app/report).
+// problem, seed and method, the plots of the base seed's run (SVG and PNG, drawn by gnuplot
+// through app/plot), report.html and report.md (app/report) with tables of mean ± sd over the
+// seeds.
 //
 // The plots are drawn in parallel (one gnuplot process per figure, two per thread at a time);
 // every file is written atomically, and report.html/report.md last, after every figure they

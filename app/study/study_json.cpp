@@ -1,8 +1,10 @@
 // results.json (study_json.hpp).
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <app/study/method_catalog.hpp>
+#include <app/study/seed_statistics.hpp>
 #include <app/study/study_json.hpp>
 
 #include <inference/callbacks.hpp>
@@ -22,7 +24,7 @@ json history_json(const std::vector<vi::HistoryRow>& rows, bool timing) {
   return out;
 }
 
-json method_json(const ProblemRecord& p, const MethodRecord& m, bool timing) {
+json method_json(const ProblemRecord& p, std::uint64_t seed, const MethodRecord& m, bool timing) {
   json j;
   j["name"] = m.name;
   j["label"] = method_info(m.name).label;
@@ -47,7 +49,7 @@ json method_json(const ProblemRecord& p, const MethodRecord& m, bool timing) {
   }
   j["remedies"] = json::object();
   for (const auto& [k, v] : m.remedies) j["remedies"][k] = v;
-  j["history_csv"] = history_path(p.name, m.name);
+  j["history_csv"] = history_path(p.name, seed, m.name);
   j["history"] = history_json(m.history, timing);
   j["curvature"] = json::array();
   for (const CurvatureCheck& c : m.curvature) {
@@ -89,22 +91,9 @@ json curvature_study_json(const MethodRecord& map) {
   return j;
 }
 
-json problem_json(const ProblemRecord& p, bool timing) {
-  json j = {{"name", p.name},
-            {"title", p.title},
-            {"description", p.description},
-            {"task", p.task},
-            {"examples", p.examples},
-            {"test_examples", p.test_examples},
-            {"parameters", p.parameters},
-            {"epochs", p.epochs},
-            {"minibatch", p.minibatch},
-            {"iterations", p.iterations},
-            {"prior_precision", p.prior_precision},
-            {"no_skill_log_likelihood", p.no_skill_log_likelihood},
-            {"elbo_method", p.elbo_method},
-            {"elbo_samples", p.elbo_samples},
-            {"parameter_names", p.parameter_names}};
+// One seed's run of a problem: what depends on the seed (data, reference, fits).
+json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
+  json j = {{"seed", seed}, {"no_skill_log_likelihood", p.no_skill_log_likelihood}};
   j["reference"] = nullptr;
   if (p.reference) {
     j["reference"] = {
@@ -123,8 +112,61 @@ json problem_json(const ProblemRecord& p, bool timing) {
   j["methods"] = json::array();
   for (const MethodRecord& m : p.methods) {
     if (!m.approximations.empty()) j["curvature_study"] = curvature_study_json(m);
-    j["methods"].push_back(method_json(p, m, timing));
+    j["methods"].push_back(method_json(p, seed, m, timing));
   }
+  return j;
+}
+
+json mean_sd_json(const std::vector<double>& values) {
+  const SeedInterval s = t_interval(values);
+  return {{"mean", s.mean}, {"sd", s.sd}};
+}
+
+// Each method's final numbers over the seeds: mean and sd (sd null with one seed).
+json summary_json(const ProblemSeeds& ps) {
+  json out = json::array();
+  const ProblemRecord& base = ps.base();
+  for (std::size_t i = 0; i < base.methods.size(); ++i) {
+    std::vector<double> elbo, ll, rmse, accuracy;
+    int healthy = 0;
+    for (const ProblemRecord& r : ps.runs) {
+      const MethodRecord& m = r.methods[i];
+      elbo.push_back(m.elbo);
+      ll.push_back(m.test_log_likelihood);
+      rmse.push_back(m.test_rmse);
+      accuracy.push_back(m.test_accuracy);
+      healthy += m.health == "ok" ? 1 : 0;
+    }
+    out.push_back({{"name", base.methods[i].name},
+                   {"seeds_healthy", healthy},
+                   {"elbo", mean_sd_json(elbo)},
+                   {"test_log_likelihood", mean_sd_json(ll)},
+                   {"test_rmse", mean_sd_json(rmse)},
+                   {"test_accuracy", mean_sd_json(accuracy)}});
+  }
+  return out;
+}
+
+json problem_json(const ProblemSeeds& ps, bool timing) {
+  const ProblemRecord& p = ps.base();
+  json j = {{"name", p.name},
+            {"title", p.title},
+            {"description", p.description},
+            {"task", p.task},
+            {"examples", p.examples},
+            {"test_examples", p.test_examples},
+            {"parameters", p.parameters},
+            {"epochs", p.epochs},
+            {"minibatch", p.minibatch},
+            {"iterations", p.iterations},
+            {"prior_precision", p.prior_precision},
+            {"elbo_method", p.elbo_method},
+            {"elbo_samples", p.elbo_samples},
+            {"parameter_names", p.parameter_names}};
+  j["summary"] = summary_json(ps);
+  j["runs"] = json::array();
+  for (std::size_t k = 0; k < ps.runs.size(); ++k)
+    j["runs"].push_back(run_json(ps.runs[k], ps.seeds[k], timing));
   return j;
 }
 
@@ -133,8 +175,9 @@ json problem_json(const ProblemRecord& p, bool timing) {
 json results_json(const StudyRun& run) {
   json j;
   j["tool"] = "ngvi study";
-  j["schema_version"] = 1;
-  j["seed"] = run.seed;
+  j["schema_version"] = 2;
+  j["seed"] = run.seeds.front();
+  j["seeds"] = run.seeds;
   j["quick"] = run.quick;
   j["timings"] = run.timing;
   if (run.timing) j["seconds"] = run.seconds;
@@ -142,7 +185,7 @@ json results_json(const StudyRun& run) {
   for (const MethodInfo& m : method_catalog())
     j["methods"].push_back({{"name", m.key}, {"label", m.label}, {"what", m.what}});
   j["problems"] = json::array();
-  for (const ProblemRecord& p : run.problems) j["problems"].push_back(problem_json(p, run.timing));
+  for (const ProblemSeeds& p : run.problems) j["problems"].push_back(problem_json(p, run.timing));
   j["verdicts"] = json::array();
   for (const StudyVerdict& v : run.verdicts)
     j["verdicts"].push_back({{"problem", v.problem},
@@ -150,6 +193,17 @@ json results_json(const StudyRun& run) {
                              {"kind", to_string(v.kind)},
                              {"status", v.status()},
                              {"confirmed", v.confirmed},
+                             {"seeds", v.seeds},
+                             {"seeds_holding", v.seeds_holding},
+                             {"statistic_name", v.statistic_name},
+                             {"statistic", v.statistic},
+                             {"interval_low", v.interval_low},
+                             {"interval_high", v.interval_high},
+                             {"claim_side", v.rule.above ? "above" : "below"},
+                             {"threshold", v.rule.threshold},
+                             {"margin", v.rule.margin},
+                             {"statistic_per_seed", v.per_seed},
+                             {"margin_per_seed", v.per_seed_margin},
                              {"evidence", v.evidence},
                              {"citation", v.citation}});
   return j;

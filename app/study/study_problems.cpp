@@ -69,6 +69,7 @@ ProblemSetup setup_for(const std::string& name, const Model& train, const Model&
   s.train = std::make_shared<const NetworkModel>(train.net(), train.likelihood(), train.data());
   s.test = std::make_shared<const NetworkModel>(test.net(), test.likelihood(), test.data());
   s.seed = st.seed;
+  s.progress = st.progress;
   s.history_predictive_samples = st.quick ? 5 : 10;
   s.final_predictive_samples = st.quick ? 30 : 100;
   s.final_elbo_samples = st.quick ? 50 : 200;
@@ -286,7 +287,7 @@ ProblemRecord uci_boston(const StudySettings& st) {
   s.loop = loop_for(scaled(st, 120, 4), 32, p.model.num_examples(), st.quick ? 4 : 25, st);
   s.steps.ivon = 0.01;
   s.steps.natural_decay = 0.002;
-  s.steps.natural = 0.05;
+  s.steps.natural = 0.03;
   s.steps.adam = 0.01;
   ProblemRecord r =
       record_for(s.name, "Boston housing (UCI, split 0), a small MLP", p.description, "regression");

@@ -27,6 +27,8 @@ struct StudySettings {
   std::uint64_t seed = 1;
   // The short version (fewer epochs, coarser grids, fewer samples); see the top of the file.
   bool quick = false;
+  // A progress bar per fit on stderr (ProblemSetup::progress).
+  bool progress = true;
   // Threads and examples per task of the per-example work inside each fit; results are the
   // same for any thread count.
   int threads = 0;

@@ -1,7 +1,9 @@
 // The study's verdicts (study_verdicts.hpp), computed from the records.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,31 @@ std::string health_note(std::initializer_list<const MethodRecord*> methods) {
   return note;
 }
 
+// One seed's verdict on the claim, decided on its one value by `rule` with the seed's own margin.
+StudyVerdict seed_verdict(const ProblemRecord& p, std::string claim, ClaimKind kind,
+                          std::string statistic_name, ClaimRule rule, double value,
+                          double seed_margin, std::string evidence, std::string note,
+                          const char* citation) {
+  StudyVerdict v;
+  v.problem = p.name;
+  v.claim = std::move(claim);
+  v.kind = kind;
+  v.evidence = std::move(evidence);
+  v.citation = citation;
+  v.statistic_name = std::move(statistic_name);
+  v.rule = rule;
+  v.per_seed = {value};
+  v.per_seed_margin = {seed_margin};
+  v.statistic = value;
+  const VerdictStatus status = rule.single(value, seed_margin);
+  v.confirmed = status == VerdictStatus::confirmed;
+  v.inconclusive = status == VerdictStatus::inconclusive;
+  v.seeds = 1;
+  v.seeds_holding = v.confirmed ? 1 : 0;
+  v.health_note = std::move(note);
+  return v;
+}
+
 void approximation_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
   const MethodRecord* map = find_method(p, "map_laplace");
   if (!map || map->approximations.size() < 2) return;
@@ -47,41 +74,42 @@ void approximation_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& o
     for (const ApproximationPoint& q : map->approximations)
       worst = std::max(worst, q.relative_error[a]);
     if (first.relative_error[a] < exact_curvature_tolerance) {  // exact for this model: say so
-      out.push_back({p.name,
-                     fmt::format("the {} equals the Hessian throughout training", labels[a]),
-                     ClaimKind::check, worst < exact_curvature_tolerance,
-                     fmt::format("largest ‖A − H‖_F/‖H‖_F over {} points of the MAP run: {:.2g}",
-                                 map->approximations.size(), worst) +
-                         health_note({map}),
-                     martens});
+      out.push_back(
+          seed_verdict(p, fmt::format("the {} equals the Hessian throughout training", labels[a]),
+                       ClaimKind::check, "largest ‖A − H‖_F/‖H‖_F along the MAP run",
+                       {exact_curvature_tolerance, false, 0.0}, worst, 0.0,
+                       fmt::format("largest ‖A − H‖_F/‖H‖_F over {} points of the MAP run: {:.2g}",
+                                   map->approximations.size(), worst),
+                       health_note({map}), martens));
       continue;
     }
     double best = first.relative_error[a];
     for (const ApproximationPoint& q : map->approximations)
       best = std::min(best, q.relative_error[a]);
-    out.push_back(
-        {p.name, fmt::format("the {} approaches the Hessian as training goes on", labels[a]),
-         ClaimKind::finding, last.relative_error[a] <= approach_factor * first.relative_error[a],
-         fmt::format("‖A − H‖_F/‖H‖_F along the MAP run (the claim needs a drop of at least "
-                     "{:.0f}%): {:.3g} at iteration {}, {:.3g} at iteration {} (smallest {:.3g}); "
-                     "H has {} negative eigenvalues at the start and {} at the end",
-                     100.0 * (1.0 - approach_factor), first.relative_error[a], first.iteration,
-                     last.relative_error[a], last.iteration, best,
-                     first.hessian_negative_eigenvalues, last.hessian_negative_eigenvalues) +
-             health_note({map}),
-         martens});
+    out.push_back(seed_verdict(
+        p, fmt::format("the {} approaches the Hessian as training goes on", labels[a]),
+        ClaimKind::finding, "‖A − H‖_F/‖H‖_F at the end of the MAP run ÷ at its start",
+        {approach_factor, false, 0.0}, last.relative_error[a] / first.relative_error[a], 0.0,
+        fmt::format("‖A − H‖_F/‖H‖_F along the MAP run (the claim needs a drop of at least "
+                    "{:.0f}%): {:.3g} at iteration {}, {:.3g} at iteration {} (smallest {:.3g}); "
+                    "H has {} negative eigenvalues at the start and {} at the end",
+                    100.0 * (1.0 - approach_factor), first.relative_error[a], first.iteration,
+                    last.relative_error[a], last.iteration, best,
+                    first.hessian_negative_eigenvalues, last.hessian_negative_eigenvalues),
+        health_note({map}), martens));
   }
   // Where the GGN is the Hessian (first.relative_error[0] = 0) the comparison cannot fail.
   if (first.relative_error[0] < exact_curvature_tolerance) return;
-  out.push_back(
-      {p.name,
-       "the empirical Fisher is a worse approximation of the Hessian than the GGN at the end of "
-       "training",
-       ClaimKind::finding, last.relative_error[1] > last.relative_error[0],
-       fmt::format("relative Frobenius error at iteration {}: empirical Fisher {:.3g}, GGN {:.3g}",
-                   last.iteration, last.relative_error[1], last.relative_error[0]) +
-           health_note({map}),
-       kunstner});
+  out.push_back(seed_verdict(
+      p,
+      "the empirical Fisher is a worse approximation of the Hessian than the GGN at the end of "
+      "training",
+      ClaimKind::finding,
+      "relative Frobenius error at the end of the MAP run, empirical Fisher − GGN", {},
+      last.relative_error[1] - last.relative_error[0], 0.0,
+      fmt::format("relative Frobenius error at iteration {}: empirical Fisher {:.3g}, GGN {:.3g}",
+                  last.iteration, last.relative_error[1], last.relative_error[0]),
+      health_note({map}), kunstner));
 }
 
 void exact_posterior_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
@@ -92,17 +120,16 @@ void exact_posterior_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>&
     const MethodRecord* m = find_method(p, key);
     if (!m) continue;
     const ReferenceError e = reference_error(*m, *p.reference, mean_field);
-    out.push_back(
-        {p.name,
-         fmt::format(
-             "{} reaches the {}", method_info(key).label,
-             mean_field ? "mean-field optimum (exact means, sd 1/√Λⱼⱼ)" : "exact posterior"),
-         ClaimKind::check, e.mean < exact_posterior_tolerance && e.sd < exact_posterior_tolerance,
-         fmt::format("after {} iterations: largest relative error of the mean {:.2g}, of the "
-                     "standard deviations {:.2g} (tolerance {:.0e})",
-                     m->steps, e.mean, e.sd, exact_posterior_tolerance) +
-             health_note({m}),
-         khan});
+    out.push_back(seed_verdict(
+        p,
+        fmt::format("{} reaches the {}", method_info(key).label,
+                    mean_field ? "mean-field optimum (exact means, sd 1/√Λⱼⱼ)" : "exact posterior"),
+        ClaimKind::check, "largest relative error of the mean and of the standard deviations",
+        {exact_posterior_tolerance, false, 0.0}, std::max(e.mean, e.sd), 0.0,
+        fmt::format("after {} iterations: largest relative error of the mean {:.2g}, of the "
+                    "standard deviations {:.2g} (tolerance {:.0e})",
+                    m->steps, e.mean, e.sd, exact_posterior_tolerance),
+        health_note({m}), khan));
   }
 }
 
@@ -116,29 +143,29 @@ void ivon_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
   if (const MethodRecord* fast = find_method(p, "ivon_short_memory");
       fast && !fast->curvature.empty()) {
     const double a = c.diagonal_relative_error, b = fast->curvature.back().diagonal_relative_error;
-    out.push_back(
-        {p.name,
-         "IVON with β₂ = 0.999 estimates the Hessian better than with the default β₂ = 0.99999",
-         ClaimKind::finding, b < a,
-         fmt::format("relative error of the diagonal of h against the exact Hessian at the end: "
-                     "β₂ = 0.999 {:.3g}, β₂ = 0.99999 {:.3g}",
-                     b, a) +
-             health_note({m, fast}),
-         shen});
+    out.push_back(seed_verdict(
+        p, "IVON with β₂ = 0.999 estimates the Hessian better than with the default β₂ = 0.99999",
+        ClaimKind::finding, "relative error of diag h at the end, β₂ = 0.99999 − β₂ = 0.999", {},
+        a - b, 0.0,
+        fmt::format("relative error of the diagonal of h against the exact Hessian at the end: "
+                    "β₂ = 0.999 {:.3g}, β₂ = 0.99999 {:.3g}",
+                    b, a),
+        health_note({m, fast}), shen));
   }
   // A moving average with weight β₂ covers about 1 − β₂^T of the way to its input in T steps:
   // below one half, "stays near h₀" holds by the run's length, not by what IVON estimates.
   const double reach = 1.0 - std::pow(beta2, static_cast<double>(c.iteration));
-  out.push_back(
-      {p.name, "IVON's Hessian estimate stays near its initial value h₀ = 1 (default β₂ = 0.99999)",
-       reach < 0.5 ? ClaimKind::check : ClaimKind::finding, std::abs(travelled) < 0.5,
-       fmt::format("at iteration {}: mean of h {:.3g}, mean diagonal of the exact Hessian of the "
-                   "mean loss {:.3g}; h covered {:.1f}% of the way from h₀, where the moving "
-                   "average alone reaches 1 − β₂^T = {:.1f}% in T = {} steps",
-                   c.iteration, c.estimate_mean_diagonal, c.hessian_mean_diagonal,
-                   100.0 * travelled, 100.0 * reach, c.iteration) +
-           health_note({m}),
-       shen});
+  out.push_back(seed_verdict(
+      p, "IVON's Hessian estimate stays near its initial value h₀ = 1 (default β₂ = 0.99999)",
+      reach < 0.5 ? ClaimKind::check : ClaimKind::finding,
+      "|fraction of the way from h₀ to the exact mean diagonal that h covered|", {0.5, false, 0.0},
+      std::abs(travelled), 0.0,
+      fmt::format("at iteration {}: mean of h {:.3g}, mean diagonal of the exact Hessian of the "
+                  "mean loss {:.3g}; h covered {:.1f}% of the way from h₀, where the moving "
+                  "average alone reaches 1 − β₂^T = {:.1f}% in T = {} steps",
+                  c.iteration, c.estimate_mean_diagonal, c.hessian_mean_diagonal, 100.0 * travelled,
+                  100.0 * reach, c.iteration),
+      health_note({m}), shen));
 }
 
 void tracking_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
@@ -148,17 +175,19 @@ void tracking_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
   if (!von || !ef || von->curvature.empty() || ef->curvature.empty()) return;
   const double a = von->curvature.back().diagonal_relative_error;
   const double b = ef->curvature.back().diagonal_relative_error;
-  out.push_back(
-      {p.name,
-       fmt::format(
-           "{}'s precision tracks the exact Hessian more closely than VOGN's empirical Fisher",
-           method_info(von->name).label),
-       ClaimKind::finding, a < b,
-       fmt::format("relative error of the diagonal against the exact Hessian at the method's own "
-                   "mean, at the end: {} {:.3g}, VOGN (emp. Fisher) {:.3g}",
-                   method_info(von->name).label, a, b) +
-           health_note({von, ef}),
-       khan});
+  out.push_back(seed_verdict(
+      p,
+      fmt::format(
+          "{}'s precision tracks the exact Hessian more closely than VOGN's empirical Fisher",
+          method_info(von->name).label),
+      ClaimKind::finding,
+      fmt::format("relative error of the diagonal at the end, VOGN (emp. Fisher) − {}",
+                  method_info(von->name).label),
+      {}, b - a, 0.0,
+      fmt::format("relative error of the diagonal against the exact Hessian at the method's own "
+                  "mean, at the end: {} {:.3g}, VOGN (emp. Fisher) {:.3g}",
+                  method_info(von->name).label, a, b),
+      health_note({von, ef}), khan));
 }
 
 void elbo_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
@@ -174,23 +203,21 @@ void elbo_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
   const double difference = best->elbo - bbb->elbo;
   const double se = std::hypot(best->elbo_standard_error, bbb->elbo_standard_error);
   const double margin = elbo_margin_standard_errors * se;
-  StudyVerdict v{
-      p.name,
+  out.push_back(seed_verdict(
+      p,
       "natural-gradient VI reaches a higher ELBO than Bayes-by-backprop in the same number of "
       "iterations",
       ClaimKind::finding,
-      difference > margin,
+      "final ELBO of the best natural-gradient method − Bayes-by-backprop's (nats)",
+      {0.0, true, 0.0}, difference, margin,
       fmt::format("final ELBO ({}) after {} iterations: best natural-gradient method {} {:.5g}, "
                   "Bayes-by-backprop {:.5g}; difference {:.3g}{}",
                   p.elbo_method == "exact" ? p.elbo_how : "Monte Carlo over the final q",
                   bbb->steps, method_info(best->name).label, best->elbo, bbb->elbo, difference,
                   se > 0.0 ? fmt::format(" ± {:.2g} (standard error; the margin is {} of them)", se,
                                          elbo_margin_standard_errors)
-                           : std::string()) +
-          health_note({best, bbb}),
-      zhang};
-  v.inconclusive = std::abs(difference) <= margin && se > 0.0;
-  out.push_back(std::move(v));
+                           : std::string()),
+      health_note({best, bbb}), zhang));
 }
 
 }  // namespace
@@ -205,14 +232,87 @@ ReferenceError reference_error(const MethodRecord& m, const ReferencePosterior& 
   return e;
 }
 
-std::vector<StudyVerdict> study_verdicts(const std::vector<ProblemRecord>& problems) {
+std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& p) {
   std::vector<StudyVerdict> out;
-  for (const ProblemRecord& p : problems) {
-    exact_posterior_verdicts(p, out);
-    approximation_verdicts(p, out);
-    tracking_verdict(p, out);
-    ivon_verdict(p, out);
-    elbo_verdict(p, out);
+  exact_posterior_verdicts(p, out);
+  approximation_verdicts(p, out);
+  tracking_verdict(p, out);
+  ivon_verdict(p, out);
+  elbo_verdict(p, out);
+  return out;
+}
+
+StudyVerdict combine_over_seeds(const std::vector<StudyVerdict>& per_seed,
+                                const std::vector<std::uint64_t>& seeds) {
+  if (per_seed.empty() || per_seed.size() != seeds.size())
+    throw std::invalid_argument(
+        fmt::format("combine_over_seeds: {} verdicts for {} seeds (need as many, at least one)",
+                    per_seed.size(), seeds.size()));
+  StudyVerdict v = per_seed.front();
+  v.per_seed.clear();
+  v.per_seed_margin.clear();
+  v.seeds = static_cast<int>(per_seed.size());
+  v.seeds_holding = 0;
+  v.health_note.clear();
+  double margins = 0.0;
+  for (std::size_t k = 0; k < per_seed.size(); ++k) {
+    const StudyVerdict& s = per_seed[k];
+    v.per_seed.push_back(s.per_seed.front());
+    v.per_seed_margin.push_back(s.per_seed_margin.front());
+    margins += s.per_seed_margin.front();
+    v.seeds_holding += s.rule.holds(s.per_seed.front(), s.per_seed_margin.front()) ? 1 : 0;
+    if (!s.health_note.empty())
+      v.health_note += fmt::format("; on seed {}: {}", seeds[k], s.health_note.substr(2));
+  }
+  if (per_seed.size() == 1) {
+    v.health_note = per_seed.front().health_note;
+    v.evidence += v.health_note;
+    return v;
+  }
+  // The statistic, its interval and the seed count are fields of their own (the report and the
+  // terminal show them); the evidence quotes the base seed's numbers.
+  const std::string base_evidence = fmt::format("seed {} (the base seed): {}{}", seeds.front(),
+                                                per_seed.front().evidence, v.health_note);
+  if (v.kind == ClaimKind::check) {
+    // An identity must hold on every seed; the statistic is the value furthest towards failing.
+    v.confirmed = v.seeds_holding == v.seeds;
+    v.inconclusive = false;
+    v.statistic = v.per_seed.front();
+    for (const double x : v.per_seed)
+      if (!(v.rule.beyond(x) >= v.rule.beyond(v.statistic))) v.statistic = x;
+    v.evidence = base_evidence;
+    return v;
+  }
+  v.rule.margin = margins / static_cast<double>(per_seed.size());
+  const SeedInterval iv = t_interval(v.per_seed);
+  v.statistic = iv.mean;
+  v.interval_low = iv.low;
+  v.interval_high = iv.high;
+  const VerdictStatus status = v.rule.over_seeds(iv);
+  v.confirmed = status == VerdictStatus::confirmed;
+  v.inconclusive = status == VerdictStatus::inconclusive;
+  v.evidence = base_evidence;
+  return v;
+}
+
+std::vector<StudyVerdict> study_verdicts(const std::vector<ProblemSeeds>& problems) {
+  std::vector<StudyVerdict> out;
+  for (const ProblemSeeds& p : problems) {
+    std::vector<std::vector<StudyVerdict>> by_seed;
+    for (const ProblemRecord& r : p.runs) by_seed.push_back(seed_verdicts(r));
+    // Each claim of the base seed, with the same claim of every seed that has it (a claim needs
+    // data a fit may lack, e.g. a finite ELBO).
+    for (const StudyVerdict& claim : by_seed.front()) {
+      std::vector<StudyVerdict> same;
+      std::vector<std::uint64_t> seeds;
+      for (std::size_t k = 0; k < by_seed.size(); ++k)
+        for (const StudyVerdict& v : by_seed[k])
+          if (v.claim == claim.claim) {
+            same.push_back(v);
+            seeds.push_back(p.seeds[k]);
+          }
+      out.push_back(combine_over_seeds(same, seeds));
+    }
   }
   return out;
 }

@@ -1,5 +1,11 @@
-// The study's verdicts: claims about the methods and curvatures, each confirmed or refuted by the
-// numbers of this run, with the numbers.
+// The study's verdicts: claims about the methods and curvatures, each confirmed, refuted or left
+// inconclusive by the numbers of the run's seeds, with the numbers.
+//
+// Each claim has a statistic computed on every seed and a rule fixed in advance (ClaimRule,
+// seed_statistics.hpp: a threshold, the claimed side and a margin). A finding over n ≥ 2 seeds
+// is decided by the 95 % t-interval of the statistic's mean; over one seed by the single value.
+// A check passes when it holds on every seed. Every verdict says on how many seeds the claim
+// holds individually.
 //
 // Two kinds. A *finding* is a statement from the literature that the numbers could refute; a
 // *check* is an identity that holds by construction for the problem (the GGN of a model linear
@@ -32,9 +38,13 @@
 //     the run's T steps (1 − β₂^T < ½; a finding otherwise).
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include <app/study/problem_seeds.hpp>
+#include <app/study/seed_statistics.hpp>
 #include <app/study/study_records.hpp>
 
 namespace ngvi::app::study {
@@ -52,6 +62,22 @@ struct StudyVerdict {
   std::string citation;    // the paper the claim comes from (authors, year)
   // The numbers cannot decide the finding within its margin (confirmed is then false).
   bool inconclusive = false;
+  // What the statistic is ("ELBO difference, best natural-gradient method − Bayes-by-backprop
+  // (nats)") and the rule that decides the claim on it.
+  std::string statistic_name;
+  ClaimRule rule{};
+  // The statistic on each seed (in seed order) and each seed's own margin (a Monte-Carlo ELBO's
+  // two standard errors; else rule.margin).
+  std::vector<double> per_seed, per_seed_margin;
+  // Over the seeds: the mean and its 95 % t-interval (NaN with one seed); for a check the value
+  // furthest towards failing, and no interval.
+  double statistic = std::numeric_limits<double>::quiet_NaN();
+  double interval_low = std::numeric_limits<double>::quiet_NaN();
+  double interval_high = std::numeric_limits<double>::quiet_NaN();
+  int seeds = 1;          // seeds the claim was judged on
+  int seeds_holding = 0;  // of them, those on which it holds individually
+  // The fits the claim rests on that are not healthy (fit_health.hpp), per seed; empty: none.
+  std::string health_note;
 
   // "confirmed", "refuted" or "inconclusive" (a check: "confirmed" when it passed).
   std::string status() const {
@@ -61,7 +87,7 @@ struct StudyVerdict {
 
 // A Monte-Carlo ELBO difference decides "higher" only when it exceeds this many standard errors
 // of the difference (about a 2.3% one-sided chance of a wrong decision when the ELBOs are equal);
-// within it the finding is inconclusive.
+// within it the finding is inconclusive. Over seeds the margin is the mean of the seeds' margins.
 inline constexpr double elbo_margin_standard_errors = 2.0;
 
 // Tolerance of "reaches the exact posterior": the largest relative error of the mean (relative to
@@ -77,8 +103,17 @@ inline constexpr double approach_factor = 0.9;
 // regression): the verdict then says so instead of claiming it approaches the Hessian.
 inline constexpr double exact_curvature_tolerance = 1e-10;
 
-// Cost: O(size of the records).
-std::vector<StudyVerdict> study_verdicts(const std::vector<ProblemRecord>& problems);
+// The verdicts of one seed's run, each decided on its one value. Cost: O(size of the records).
+std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& problem);
+
+// Combines the verdicts of the same claim from each seed (in seed order; `seeds` their seed
+// numbers) into one, by the rules at the top of the file. Throws std::invalid_argument for no
+// verdicts.
+StudyVerdict combine_over_seeds(const std::vector<StudyVerdict>& per_seed,
+                                const std::vector<std::uint64_t>& seeds);
+
+// Every problem's verdicts over its seeds. Cost: O(size of the records).
+std::vector<StudyVerdict> study_verdicts(const std::vector<ProblemSeeds>& problems);
 
 // A method's largest errors against the problem's reference posterior: max |μ − μ_ref| / max
 // |μ_ref| and max |sd/sd_ref − 1| (against the mean-field optimum's sd when `mean_field`).

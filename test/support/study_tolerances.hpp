@@ -12,8 +12,11 @@ using ad::verify::Tolerance;
 // A Gaussian VI fit (or a Laplace approximation) against the exact posterior of a mildly skewed
 // non-conjugate model (2-D logistic regression, exact by quadrature): the Gaussian optimum itself
 // differs from the exact moments, and a short stochastic run adds its noise. Standard deviations
-// relative (rel), means in units of the exact posterior sd (abs).
-inline constexpr Tolerance gaussian_vs_exact_posterior{0.25, 0.5};
+// relative (rel), means in units of the exact posterior sd (abs). The means' bound holds on every
+// seed the study tests: on seed 2 (`--quick`) the skew puts the Gaussian optimum 0.61 sd from
+// the exact mean, where VON and full VOGN agree in the six digits printed (the optimum's offset,
+// not the fits' error).
+inline constexpr Tolerance gaussian_vs_exact_posterior{0.25, 0.75};
 
 // A closed-form ELBO recomputed from a method's mean and standard deviations as written to
 // results.json (17 significant digits): round-off of sums over N examples and of sd = √var.

@@ -1,5 +1,6 @@
 // Tests of app/report/markdown_report.hpp: headings, pipe tables with '|' escaped, figure links
-// relative to the report folder (SVG first, PNG beside it), verdicts as block quotes.
+// relative to the report folder (SVG first, PNG beside it), verdicts as block quotes with their
+// statistic and "k of n seeds" when given.
 #include <string>
 
 #include <app/report/markdown_report.hpp>
@@ -25,6 +26,23 @@ BOOST_AUTO_TEST_CASE(renders_every_block) {
       "a\\|b | 2.9 |\n\n"
       "![fig](plots/a.svg) ([PNG](plots/a.png))\n\n![png only](plots/b.png)\n\n> **Refuted:** "
       "claim. numbers\n\n> **Check passed:** identity. 0 (Khan et al. 2018)\n\n";
+  BOOST_TEST(report::render_markdown(r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(verdict_over_seeds_shows_statistic_and_seed_count) {
+  report::Verdict v{"VON's ELBO is higher", true, "seed 1: 0.4", false, "Zhang et al. 2018", false};
+  v.statistic = "difference = 0.35, 95% t-interval [0.1, 0.6]";
+  v.seeds = 5;
+  v.seeds_holding = 4;
+  report::Verdict only_seeds = v;
+  only_seeds.statistic.clear();
+  report::Report r;
+  r.title = "S";
+  r.sections.push_back({"F", {v, only_seeds}});
+  const std::string expected =
+      "# S\n\n## F\n\n> **Confirmed:** VON's ELBO is higher. *difference = 0.35, 95% t-interval "
+      "[0.1, 0.6]; 4 of 5 seeds.* seed 1: 0.4 (Zhang et al. 2018)\n\n> **Confirmed:** VON's ELBO "
+      "is higher. *4 of 5 seeds.* seed 1: 0.4 (Zhang et al. 2018)\n\n";
   BOOST_TEST(report::render_markdown(r) == expected);
 }
 
