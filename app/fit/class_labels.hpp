@@ -9,10 +9,16 @@
 // Labels that skip a few classes pass (0, 1, 5 is fine); a label far beyond the others does not.
 // A data set with more classes than that rule allows states them with --classes. Every problem
 // is an nn::DataError naming the file, the line, the column and the label.
+//
+// The other way round, a target fitted as a regression may be class labels that lack `--task
+// classification`: label_like_values flags one with at most label_like_max_distinct = 10
+// distinct values, each an integer of magnitude at most label_like_max_magnitude = 100, for
+// `ngvi fit` to warn about (a warning, not an error: counts and ratings are regressions too).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -67,6 +73,23 @@ inline int infer_class_count(const CsvTable& table, Eigen::Index column) {
                     limit, table.describe_column(column), d, rows, limit),
         fmt::format("the label {}", label));
   return std::max(static_cast<int>(label) + 1, 2);
+}
+
+// The rule of label_like_values (see the top of the file).
+inline constexpr std::size_t label_like_max_distinct = 10;
+inline constexpr double label_like_max_magnitude = 100.0;
+
+// The distinct values of `y` in increasing order if they look like class labels (the rule at
+// the top of the file), else nothing. Cost: O(rows · log(distinct values)).
+inline std::optional<std::set<double>> label_like_values(const Eigen::VectorXd& y) {
+  std::set<double> distinct;
+  for (Eigen::Index r = 0; r < y.size(); ++r) {
+    const double v = y(r);
+    if (!(std::abs(v) <= label_like_max_magnitude && std::floor(v) == v)) return std::nullopt;
+    distinct.insert(v);
+    if (distinct.size() > label_like_max_distinct) return std::nullopt;
+  }
+  return distinct;
 }
 
 }  // namespace ngvi::app

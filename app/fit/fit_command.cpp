@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
-#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -41,6 +40,7 @@ struct FitCommandOptions {
   std::filesystem::path csv;        // the training table; empty: apply --posterior instead
   std::string target;               // the target column of --csv
   std::string task = "regression";  // or "classification"
+  bool task_given = false;          // --task was on the command line
   std::string method = "vogn";      // a method name of app/methods/method_settings.hpp
   MethodSettings settings{};        // δ, epochs, M, step size (method filled from `method`)
   std::vector<Eigen::Index> hidden = {50};  // hidden widths; 0 alone: a linear model
@@ -80,9 +80,10 @@ NetworkModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd
 }
 
 // The posterior by parameter block: the mean and spread of the means and standard deviations,
-// as summary.csv and summary.json staged in `staged`.
-void stage_summary(const SavedPosterior& s, const std::filesystem::path& out,
-                   std::vector<AtomicFile>& staged) {
+// as summary.csv and summary.json staged in `staged`; summary.json also records `metrics`, the
+// scores of the training rows and of scored --predict rows (PredictionFiles::metrics).
+void stage_summary(const SavedPosterior& s, const nlohmann::json& metrics,
+                   const std::filesystem::path& out, std::vector<AtomicFile>& staged) {
   const nn::Sequential net = s.spec.network();
   const nn::ParameterLayout& layout = net.layout();
   const Eigen::VectorXd mu = mean_of(s.posterior);
@@ -110,27 +111,43 @@ void stage_summary(const SavedPosterior& s, const std::filesystem::path& out,
       {"method", s.method},
       {"family", family_name(s.posterior)},
       {"parameters", mu.size()},
-      {"note", "standardised units; sd = marginal posterior standard deviation"},
-      {"blocks", blocks}};
+      {"note",
+       "blocks: standardised units, sd = marginal posterior standard deviation; metrics: "
+       "original units, per row"},
+      {"blocks", blocks},
+      {"metrics", metrics}};
   staged.emplace_back(out / "summary.json").write(j.dump(2) + "\n");
 }
 
 // <stem>.csv and <stem>.json, written row by row into their temporary files (never held in
-// memory whole) and published together by commit().
+// memory whole) and published together by commit(); `metrics` holds the scores of the rows, as
+// the JSON file's "metrics" states them (null if the rows have no target).
 struct PredictionFiles {
   AtomicFile csv, json;
+  nlohmann::json metrics;
   void commit() {
     csv.commit();
     json.commit();
   }
 };
 
-// A flat JSON object on one line, `{"key": value, ...}` in the given order (keys are literals
-// without characters to escape).
-std::string json_line(std::initializer_list<std::pair<const char*, nlohmann::json>> fields) {
+// Fields of a flat JSON object, in order (keys are literals without characters to escape).
+using JsonFields = std::vector<std::pair<const char*, nlohmann::json>>;
+
+// `v` on one line, an object's members as `"key": value` separated by ", ".
+std::string one_line(const nlohmann::json& v) {
+  if (!v.is_object()) return v.dump();
+  std::string text = "{";
+  for (const auto& [key, value] : v.items())
+    text += (text.size() > 1 ? ", " : "") + nlohmann::json(key).dump() + ": " + one_line(value);
+  return text + "}";
+}
+
+// A JSON object on one line, `{"key": value, ...}` in the given order.
+std::string json_line(const JsonFields& fields) {
   std::string text = "{";
   for (const auto& [key, value] : fields)
-    text += (text.size() > 1 ? ", \"" : "\"") + std::string(key) + "\": " + value.dump();
+    text += (text.size() > 1 ? ", \"" : "\"") + std::string(key) + "\": " + one_line(value);
   return text + "}";
 }
 
@@ -146,10 +163,104 @@ void require_finite(double v, const char* what, std::size_t line,
         what, line, file.string()));
 }
 
+// z with Φ(z) = 0.975: the 95 % predictive interval is mean ± z·sd.
+constexpr double z_95 = 1.959963984540054;
+
+// What the regression or the classification branch adds to a prediction table: the columns
+// after the target (CSV header text, from its first comma), the scores of the rows if they have
+// targets (else none), and row i's cells — its CSV text after the target and its JSON fields —
+// with every number checked finite (require_finite).
+struct PredictedColumns {
+  std::string header;
+  JsonFields metrics;
+  std::function<void(Eigen::Index i, std::size_t line, std::string& csv, JsonFields& json)> row;
+};
+
+// The Gaussian-likelihood predictive of the rows X (targets Y, original units): mean, sd and
+// the 95 % interval mean ± z·sd; scored, the RMSE, the mean log-likelihood per row and the
+// fraction of rows whose target lies in the interval (coverage_95, with the count).
+PredictedColumns regression_columns(const SavedPosterior& s, const Eigen::MatrixXd& X,
+                                    const Eigen::MatrixXd& Y, bool scored,
+                                    const std::filesystem::path& file, vi::Rng& rng,
+                                    const PredictOptions& po) {
+  auto p = std::make_shared<const vi::RegressionPredictive>(predict_regression(
+      s.posterior, regression_model(s.spec, X, Y), s.spec.target_scaling, rng, po));
+  PredictedColumns c;
+  c.header = ",mean,sd,lower_95,upper_95";
+  if (scored) {
+    const Eigen::ArrayXd sd = p->variance.col(0).array().sqrt();
+    const auto inside = ((Y.col(0) - p->mean.col(0)).array().abs() <= z_95 * sd).count();
+    c.metrics = {{"rows", X.rows()},
+                 {"rmse", p->rmse},
+                 {"log_likelihood", p->test_log_likelihood},
+                 {"rows_in_95_interval", inside},
+                 {"coverage_95", static_cast<double>(inside) / static_cast<double>(X.rows())}};
+  }
+  c.row = [p, &file](Eigen::Index i, std::size_t line, std::string& csv, JsonFields& json) {
+    const double m = p->mean(i, 0), sd = std::sqrt(p->variance(i, 0));
+    require_finite(m, "mean", line, file);
+    require_finite(sd, "standard deviation", line, file);
+    csv += "," + number(m) + "," + number(sd) + "," + number(m - z_95 * sd) + "," +
+           number(m + z_95 * sd);
+    json.emplace_back("mean", m);
+    json.emplace_back("sd", sd);
+  };
+  return c;
+}
+
+// The softmax predictive of the rows X (labels Y): the most probable class and every class's
+// probability; scored, the accuracy, the mean negative log-likelihood per row and the ECE.
+PredictedColumns classification_columns(const SavedPosterior& s, const Eigen::MatrixXd& X,
+                                        const Eigen::MatrixXd& Y, bool scored,
+                                        const std::filesystem::path& file, vi::Rng& rng,
+                                        const PredictOptions& po) {
+  auto p = std::make_shared<const vi::ClassificationPredictive>(
+      predict_classification(s.posterior, classification_model(s.spec, X, Y), rng, po));
+  PredictedColumns c;
+  c.header = ",predicted";
+  for (int k = 0; k < s.spec.classes; ++k) c.header += ",p_" + std::to_string(k);
+  if (scored)
+    c.metrics = {{"rows", X.rows()},
+                 {"accuracy", p->metrics.accuracy},
+                 {"nll", p->metrics.nll},
+                 {"ece", p->metrics.ece}};
+  c.row = [p, &file](Eigen::Index i, std::size_t line, std::string& csv, JsonFields& json) {
+    for (Eigen::Index k = 0; k < p->probabilities.cols(); ++k)
+      require_finite(p->probabilities(i, k), "probability", line, file);
+    Eigen::Index best = 0;
+    p->probabilities.row(i).maxCoeff(&best);
+    csv += "," + std::to_string(best);
+    std::vector<double> probs;
+    for (Eigen::Index k = 0; k < p->probabilities.cols(); ++k) {
+      csv += "," + number(p->probabilities(i, k));
+      probs.push_back(p->probabilities(i, k));
+    }
+    json.emplace_back("predicted", best);
+    json.emplace_back("probabilities", std::move(probs));
+  };
+  return c;
+}
+
+// Prints the scores of a prediction table (PredictionFiles::metrics) on one line: RMSE, mean
+// log-likelihood and the 95 % interval's coverage, or accuracy and mean NLL.
+void print_metrics(const std::string& rows, const nlohmann::json& m) {
+  if (m.contains("rmse"))
+    fmt::print(
+        "{}: RMSE {:.6g}, mean log-likelihood {:.6g} nats per row, 95 % predictive interval "
+        "covers {} of {} rows ({:.1f} %)\n",
+        rows, m["rmse"].get<double>(), m["log_likelihood"].get<double>(),
+        m["rows_in_95_interval"].get<long long>(), m["rows"].get<long long>(),
+        100.0 * m["coverage_95"].get<double>());
+  else
+    fmt::print("{}: accuracy {:.6g}, mean NLL {:.6g} nats per row, over {} rows\n", rows,
+               m["accuracy"].get<double>(), m["nll"].get<double>(), m["rows"].get<long long>());
+}
+
 // Predicts the rows of `inputs` (lines `lines` of `file`) into <out>/<stem>.csv and .json, staged
-// until commit(). Throws std::runtime_error naming the first row and quantity that is not
-// finite (the staged files are then removed). Cost: the predictive, and O(rows) text written
-// as it is produced.
+// until commit(). Each row carries its line, its inputs (the network's input columns, original
+// units) and its target if the table has one, then the predictive's columns. Throws
+// std::runtime_error naming the first row and quantity that is not finite (the staged files are
+// then removed). Cost: the predictive, and O(rows) text written as it is produced.
 PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inputs,
                             const std::vector<std::size_t>& lines,
                             const std::filesystem::path& file, const std::filesystem::path& out,
@@ -163,77 +274,43 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
   std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
                     static_cast<std::uint32_t>(opt.common.seed >> 32), 7u};
   vi::Rng rng(seq);
-  PredictionFiles f{AtomicFile(out / (stem + ".csv")), AtomicFile(out / (stem + ".json"))};
   const bool scored = inputs.Y.has_value();
-  const std::string target = scored ? "," + csv_field(spec.target) : "";
-  const std::string head =
-      fmt::format("{{\n  \"file\": {},\n  \"method\": {},\n  \"task\": {},\n",
-                  nlohmann::json(file.string()).dump(), nlohmann::json(s.method).dump(),
-                  spec.classification ? "\"classification\"" : "\"regression\"");
-  // Row i: its CSV line, and its JSON object as an entry of "rows".
-  const auto row = [&](Eigen::Index i, const std::string& csv_line, const std::string& json) {
-    f.csv.write(csv_line);
-    f.json.write(i == 0 ? "    " : ",\n    ").write(json);
-  };
-  if (!spec.classification) {
-    const Eigen::MatrixXd Y =
-        scored ? *inputs.Y : Eigen::MatrixXd(spec.target_scaling.mean.replicate(n, 1));
-    const vi::RegressionPredictive p = predict_regression(
-        s.posterior, regression_model(spec, inputs.X, Y), spec.target_scaling, rng, po);
-    f.csv.write("line" + target + ",mean,sd,lower_95,upper_95\n");
-    f.json.write(head);
-    if (scored)
-      f.json.write("  \"metrics\": " +
-                   json_line({{"rmse", p.rmse}, {"log_likelihood", p.test_log_likelihood}}) +
-                   ",\n");
-    f.json.write("  \"rows\": [\n");
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const double m = p.mean(i, 0), sd = std::sqrt(p.variance(i, 0));
-      const std::size_t line = lines[static_cast<std::size_t>(i)];
-      require_finite(m, "mean", line, file);
-      require_finite(sd, "standard deviation", line, file);
-      row(i,
-          std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + number(m) + "," +
-              number(sd) + "," + number(m - 1.959963984540054 * sd) + "," +
-              number(m + 1.959963984540054 * sd) + "\n",
-          scored ? json_line({{"line", line}, {"mean", m}, {"sd", sd}, {"target", Y(i, 0)}})
-                 : json_line({{"line", line}, {"mean", m}, {"sd", sd}}));
+  // Unscored rows get a placeholder target (the training mean, or class 0) the model needs.
+  const Eigen::MatrixXd Y = scored ? *inputs.Y
+                            : spec.classification
+                                ? Eigen::MatrixXd(Eigen::MatrixXd::Zero(n, 1))
+                                : Eigen::MatrixXd(spec.target_scaling.mean.replicate(n, 1));
+  const PredictedColumns columns =
+      spec.classification ? classification_columns(s, inputs.X, Y, scored, file, rng, po)
+                          : regression_columns(s, inputs.X, Y, scored, file, rng, po);
+  PredictionFiles f{AtomicFile(out / (stem + ".csv")), AtomicFile(out / (stem + ".json")), nullptr};
+  for (const auto& [key, value] : columns.metrics) f.metrics[key] = value;
+  std::string header = "line";
+  for (const std::string& name : spec.inputs) header += "," + csv_field(name);
+  if (scored) header += "," + csv_field(spec.target);
+  f.csv.write(header + columns.header + "\n");
+  f.json.write(fmt::format("{{\n  \"file\": {},\n  \"method\": {},\n  \"task\": {},\n",
+                           nlohmann::json(file.string()).dump(), nlohmann::json(s.method).dump(),
+                           spec.classification ? "\"classification\"" : "\"regression\""));
+  if (scored) f.json.write("  \"metrics\": " + json_line(columns.metrics) + ",\n");
+  f.json.write("  \"rows\": [\n");
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const std::size_t line = lines[static_cast<std::size_t>(i)];
+    std::string csv = std::to_string(line);
+    nlohmann::json in = nlohmann::json::object();
+    for (std::size_t c = 0; c < spec.inputs.size(); ++c) {
+      const double x = inputs.X(i, static_cast<Eigen::Index>(c));
+      csv += "," + number(x);
+      in[spec.inputs[c]] = x;
     }
-  } else {
-    const Eigen::MatrixXd Y = scored ? *inputs.Y : Eigen::MatrixXd(Eigen::MatrixXd::Zero(n, 1));
-    const vi::ClassificationPredictive p =
-        predict_classification(s.posterior, classification_model(spec, inputs.X, Y), rng, po);
-    std::string header = "line" + target + ",predicted";
-    for (int c = 0; c < spec.classes; ++c) header += ",p_" + std::to_string(c);
-    f.csv.write(header + "\n");
-    f.json.write(head);
-    if (scored)
-      f.json.write(
-          "  \"metrics\": " +
-          json_line(
-              {{"accuracy", p.metrics.accuracy}, {"nll", p.metrics.nll}, {"ece", p.metrics.ece}}) +
-          ",\n");
-    f.json.write("  \"rows\": [\n");
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const std::size_t line = lines[static_cast<std::size_t>(i)];
-      for (int c = 0; c < spec.classes; ++c)
-        require_finite(p.probabilities(i, c), "probability", line, file);
-      Eigen::Index best = 0;
-      p.probabilities.row(i).maxCoeff(&best);
-      std::string csv =
-          std::to_string(line) + (scored ? "," + number(Y(i, 0)) : "") + "," + std::to_string(best);
-      std::vector<double> probs;
-      for (int c = 0; c < spec.classes; ++c) {
-        csv += "," + number(p.probabilities(i, c));
-        probs.push_back(p.probabilities(i, c));
-      }
-      row(i, csv + "\n",
-          scored ? json_line({{"line", line},
-                              {"predicted", best},
-                              {"probabilities", probs},
-                              {"target", Y(i, 0)}})
-                 : json_line({{"line", line}, {"predicted", best}, {"probabilities", probs}}));
+    JsonFields json{{"line", line}, {"inputs", std::move(in)}};
+    if (scored) {
+      csv += "," + number(Y(i, 0));
+      json.emplace_back("target", Y(i, 0));
     }
+    columns.row(i, line, csv, json);
+    f.csv.write(csv + "\n");
+    f.json.write(i == 0 ? "    " : ",\n    ").write(json_line(json));
   }
   f.json.write("\n  ]\n}\n");
   return f;
@@ -329,6 +406,16 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (ranks.leader()) require_writable_folder("--out", opt.common.out);  // rank 0 writes
   });
   if (fitting) ranks.require_same("the training data and settings", fingerprint(*training, opt));
+  if (fitting && ranks.leader() && !saved.spec.classification && !opt.task_given)
+    if (const auto labels = label_like_values(training->data.Y.col(0))) {
+      std::string values;
+      for (const double v : *labels) values += fmt::format("{}{}", values.empty() ? "" : ", ", v);
+      fmt::print(stderr,
+                 "ngvi fit: warning: the target {} of {} holds only {} distinct values, all "
+                 "integers ({}): it is fitted as a regression; if these are class labels, pass "
+                 "--task classification (--task regression silences this warning)\n",
+                 nn::quote_bytes(saved.spec.target), opt.csv.string(), labels->size(), values);
+    }
   if (!fitting && !ranks.leader()) return exit_code::ok;  // applying a posterior: rank 0 alone
 
   if (fitting) {
@@ -362,11 +449,6 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
   const bool new_folder = !std::filesystem::exists(out);
   std::filesystem::create_directories(out);
   try {
-    std::vector<AtomicFile> staged;
-    if (fitting) {
-      staged.emplace_back(out / "posterior.json").write(posterior_json(saved).dump(2) + "\n");
-      stage_summary(saved, out, staged);
-    }
     std::vector<PredictionFiles> tables;
     if (fitting)
       tables.push_back(predictions(saved, PredictionInputs{training->data.X, training->data.Y},
@@ -374,8 +456,19 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (to_predict)
       tables.push_back(predictions(saved, *to_predict, predict_table->lines, opt.predict, out,
                                    "predictions", opt));
+    nlohmann::json metrics = nlohmann::json::object();
+    if (fitting) metrics["training"] = tables.front().metrics;
+    if (to_predict && to_predict->Y) metrics["predict"] = tables.back().metrics;
+    std::vector<AtomicFile> staged;
+    if (fitting) {
+      staged.emplace_back(out / "posterior.json").write(posterior_json(saved).dump(2) + "\n");
+      stage_summary(saved, metrics, out, staged);
+    }
     for (AtomicFile& f : staged) f.commit();
     for (PredictionFiles& t : tables) t.commit();
+    if (fitting) print_metrics("training rows (fitted.csv)", metrics["training"]);
+    if (to_predict && to_predict->Y)
+      print_metrics("--predict rows (predictions.csv)", metrics["predict"]);
   } catch (...) {
     std::error_code ignored;
     if (new_folder && std::filesystem::is_empty(out, ignored))
@@ -401,9 +494,12 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
       "but the target) are standardised with the table's statistics, a regression target too. "
       "Writes into --out: posterior.json (the network, its scaling and q, for --posterior), "
       "summary.csv/.json (the posterior by parameter block: mean and spread of the means and "
-      "standard deviations, standardised units), fitted.csv/.json (each row's predictive mean "
-      "and standard deviation with a 95 % interval, or class probabilities) and, with "
-      "--predict, predictions.csv/.json for those rows (scored if they hold the target). A "
+      "standard deviations, standardised units; and the training scores), fitted.csv/.json "
+      "(each row's line, inputs and target, then its predictive mean and standard deviation "
+      "with a 95 % interval, or class probabilities) and, with --predict, "
+      "predictions.csv/.json for those rows (scored if they hold the target). It prints the "
+      "scores: RMSE, mean log-likelihood and the 95 % interval's coverage, or accuracy and "
+      "mean NLL. A "
       "malformed CSV, an unknown column, a non-numeric, empty, NaN or infinite cell, a constant "
       "column or a bad class label is an error naming the file, line and column (exit code 2), "
       "and nothing is written.");
@@ -411,11 +507,14 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
   cmd->add_option("--csv", opt->csv, "the training table (CSV with a header); default: none")
       ->check(CLI::ExistingFile);
   cmd->add_option("--target", opt->target, "the target column of --csv (its header name)");
-  cmd->add_option("--task", opt->task,
-                  "regression (Gaussian likelihood) or classification (softmax; the target holds "
-                  "class labels 0, 1, ..., C-1)")
-      ->check(CLI::IsMember({"regression", "classification"}))
-      ->capture_default_str();
+  CLI::Option* task =
+      cmd->add_option(
+             "--task", opt->task,
+             "regression (Gaussian likelihood) or classification (softmax; the target holds "
+             "class labels 0, 1, ..., C-1); not given, a target of at most 10 distinct "
+             "integers of magnitude <= 100 gets a warning")
+          ->check(CLI::IsMember({"regression", "classification"}))
+          ->capture_default_str();
   std::string names;
   for (const Method x : all_methods)
     names += std::string(names.empty() ? "" : ", ") + method_name(x);
@@ -488,7 +587,12 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
                   "any number of threads or MPI ranks): the result is bitwise that of the "
                   "uninterrupted run; default: none")
       ->check(CLI::ExistingFile);
-  return Subcommand{cmd, [opt, &ranks] { return run(*opt, ranks); }, true};
+  return Subcommand{cmd,
+                    [opt, task, &ranks] {
+                      opt->task_given = task->count() > 0;
+                      return run(*opt, ranks);
+                    },
+                    true};
 }
 
 }  // namespace ngvi::app

@@ -14,6 +14,7 @@
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/number_checks.hpp>
 #include <app/io/atomic_write.hpp>
+#include <app/io/staged_folder.hpp>
 #include <app/plot/gnuplot.hpp>
 #include <app/study/study_command.hpp>
 #include <app/study/study_folder.hpp>
@@ -66,20 +67,28 @@ fs::path locate_boston(const StudyOptions& opt) {
                    "); pass --boston DIR, or leave the problem out with --problem");
 }
 
-// Creates --out and makes sure a file can be written there, before any fitting.
+// Makes sure --out can be created and a file written there, before any fitting; a folder it
+// had to create is removed again (the report is staged and published at the end).
 void check_out(const fs::path& out) {
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec))
     throw UsageError("--out " + out.string() + ": exists and is not a directory");
+  fs::path created;  // the outermost folder that does not exist yet
+  for (fs::path p = out; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    created = p;
+    if (p == p.parent_path()) break;
+  }
   fs::create_directories(out, ec);
   if (ec) throw UsageError("--out " + out.string() + ": cannot create the folder: " + ec.message());
   const fs::path probe = out / ".ngvi-study-write-test";
   try {
     write_file_atomically(probe, "");
   } catch (const std::exception& e) {
+    if (!created.empty()) fs::remove_all(created, ec);
     throw UsageError("--out " + out.string() + ": cannot write into the folder (" + e.what() + ")");
   }
   fs::remove(probe, ec);
+  if (!created.empty()) fs::remove_all(created, ec);
 }
 
 // The seeds of the run: --seed, --seed + 1, … (--seeds of them, default 5; --quick 3).
@@ -162,7 +171,9 @@ int run(const StudyOptions& opt) {
   }
   run.verdicts = study::study_verdicts(run.problems);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  study::write_study_folder(run, opt.common.out, opt.common.threads);
+  StagedFolder folder(opt.common.out);  // every file appears at the end, or none
+  study::write_study_folder(run, folder.path(), opt.common.threads);
+  folder.commit();
 
   fmt::print("\nVerdicts{}:\n",
              seeds.size() > 1

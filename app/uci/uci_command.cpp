@@ -15,6 +15,7 @@
 #include <app/cli/number_checks.hpp>
 #include <app/cli/ranks.hpp>
 #include <app/io/json_file.hpp>
+#include <app/io/staged_folder.hpp>
 #include <app/methods/method_settings.hpp>
 #include <app/uci/published_results.hpp>
 #include <app/uci/uci_command.hpp>
@@ -275,8 +276,9 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
     fmt::print("\nresults written to {}\n", opt.json.string());
   }
   if (!opt.common.out.empty()) {
-    std::filesystem::create_directories(opt.common.out);
-    write_json_file(opt.common.out / "uci.json", j);
+    StagedFolder folder(opt.common.out);  // the folder appears whole or not at all
+    write_json_file(folder.path() / "uci.json", j);
+    folder.commit();
     fmt::print("\nresults written to {}\n", (opt.common.out / "uci.json").string());
   }
   return all_ok ? exit_code::ok : exit_code::failed;

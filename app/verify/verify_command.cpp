@@ -13,6 +13,7 @@
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
 #include <app/io/json_file.hpp>
+#include <app/io/staged_folder.hpp>
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
 #include <app/verify/verify_command.hpp>
@@ -235,9 +236,12 @@ void print_table(const std::vector<Outcome>& outcomes, const VerifyOptions& opt,
 
 // The report folder: verify.json, report.html/.md and plots/check_errors.{svg,png}, the largest
 // relative error of every comparison on a log scale (an exact 0 is drawn at 1e-17).
+// Every file is staged and published together at the end (StagedFolder): a failure leaves no
+// new folder and no new file in an old one.
 void write_report_folder(const std::vector<Outcome>& outcomes, const VerifyOptions& opt,
                          bool all_passed, const nlohmann::json& j) {
-  const std::filesystem::path& out = opt.common.out;
+  StagedFolder folder(opt.common.out);
+  const std::filesystem::path& out = folder.path();
   std::filesystem::create_directories(out / "plots");
   plot::LinePlot errors;
   errors.axes = {"Largest relative error of each comparison",
@@ -282,6 +286,7 @@ void write_report_folder(const std::vector<Outcome>& outcomes, const VerifyOptio
                          table}});
   write_json_file(out / "verify.json", j);
   report::write_report(r, out);
+  folder.commit();
 }
 
 int run(const VerifyOptions& opt) {
