@@ -219,11 +219,19 @@ PredictedColumns classification_columns(const SavedPosterior& s, const Eigen::Ma
   PredictedColumns c;
   c.header = ",predicted";
   for (int k = 0; k < s.spec.classes; ++k) c.header += ",p_" + std::to_string(k);
-  if (scored)
+  if (scored) {
+    Eigen::Index right = 0;  // rows whose most probable class (the "predicted" column) is the label
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      Eigen::Index best = 0;
+      p->probabilities.row(i).maxCoeff(&best);
+      right += static_cast<double>(best) == Y(i, 0) ? 1 : 0;
+    }
     c.metrics = {{"rows", X.rows()},
                  {"accuracy", p->metrics.accuracy},
+                 {"rows_right", right},
                  {"nll", p->metrics.nll},
                  {"ece", p->metrics.ece}};
+  }
   c.row = [p, &file](Eigen::Index i, std::size_t line, std::string& csv, JsonFields& json) {
     for (Eigen::Index k = 0; k < p->probabilities.cols(); ++k)
       require_finite(p->probabilities(i, k), "probability", line, file);
@@ -252,8 +260,9 @@ void print_metrics(const std::string& rows, const nlohmann::json& m) {
         m["rows_in_95_interval"].get<long long>(), m["rows"].get<long long>(),
         100.0 * m["coverage_95"].get<double>());
   else
-    fmt::print("{}: accuracy {:.6g}, mean NLL {:.6g} nats per row, over {} rows\n", rows,
-               m["accuracy"].get<double>(), m["nll"].get<double>(), m["rows"].get<long long>());
+    fmt::print("{}: accuracy {:.6g} ({} of {} rows), mean NLL {:.6g} nats per row\n", rows,
+               m["accuracy"].get<double>(), m["rows_right"].get<long long>(),
+               m["rows"].get<long long>(), m["nll"].get<double>());
 }
 
 // Predicts the rows of `inputs` (lines `lines` of `file`) into <out>/<stem>.csv and .json, staged

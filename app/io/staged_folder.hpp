@@ -20,7 +20,6 @@
 #include <vector>
 
 #include <app/io/atomic_write.hpp>
-
 #include <unistd.h>
 
 namespace ngvi::app {
