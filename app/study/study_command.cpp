@@ -67,30 +67,6 @@ fs::path locate_boston(const StudyOptions& opt) {
                    "); pass --boston DIR, or leave the problem out with --problem");
 }
 
-// Makes sure --out can be created and a file written there, before any fitting; a folder it
-// had to create is removed again (the report is staged and published at the end).
-void check_out(const fs::path& out) {
-  std::error_code ec;
-  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-    throw UsageError("--out " + out.string() + ": exists and is not a directory");
-  fs::path created;  // the outermost folder that does not exist yet
-  for (fs::path p = out; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-    created = p;
-    if (p == p.parent_path()) break;
-  }
-  fs::create_directories(out, ec);
-  if (ec) throw UsageError("--out " + out.string() + ": cannot create the folder: " + ec.message());
-  const fs::path probe = out / ".ngvi-study-write-test";
-  try {
-    write_file_atomically(probe, "");
-  } catch (const std::exception& e) {
-    if (!created.empty()) fs::remove_all(created, ec);
-    throw UsageError("--out " + out.string() + ": cannot write into the folder (" + e.what() + ")");
-  }
-  fs::remove(probe, ec);
-  if (!created.empty()) fs::remove_all(created, ec);
-}
-
 // The seeds of the run: --seed, --seed + 1, … (--seeds of them, default 5; --quick 3).
 std::vector<std::uint64_t> run_seeds(const StudyOptions& opt) {
   const int n = opt.seeds > 0 ? opt.seeds : opt.quick ? 3 : 5;
@@ -137,7 +113,7 @@ int run(const StudyOptions& opt) {
   settings.quick = opt.quick;
   if (std::find(problems.begin(), problems.end(), "uci_boston") != problems.end())
     settings.boston = locate_boston(opt);
-  check_out(opt.common.out);
+  require_writable_folder("--out", opt.common.out);  // before any fitting
   plot::find_gnuplot();  // a missing gnuplot fails now (exit 1), not after minutes of fitting
 
   study::StudyRun run;

@@ -150,6 +150,7 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
   // Every input is read and checked, on every rank, before any fit starts.
   ranks.on_every_rank([&] {
     require_existing_folder("--json", opt.json);
+    if (ranks.leader()) require_writable_folder("--out", opt.common.out);  // rank 0 writes
     for (const std::string& m : opt.methods) methods.push_back(parse_method(m));
     if (opt.protocol.likelihood == RegressionLikelihood::student_t &&
         std::find(methods.begin(), methods.end(), Method::laplace) != methods.end())

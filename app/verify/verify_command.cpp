@@ -292,6 +292,7 @@ void write_report_folder(const std::vector<Outcome>& outcomes, const VerifyOptio
 int run(const VerifyOptions& opt) {
   const ThreadLimit limit(opt.common.threads);
   require_existing_folder("--json", opt.json);
+  require_writable_folder("--out", opt.common.out);  // before any check runs
   const std::vector<Outcome> outcomes = run_all(opt);
   const bool all_passed =
       std::all_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return o.passed(); });
