@@ -75,6 +75,10 @@ struct ProblemSetup {
   int final_elbo_samples = 200;
   // Inputs (rows) at which each posterior's predictive is drawn for the plots; empty: none.
   Eigen::MatrixXd grid{};
+  // A few fixed inputs (rows) where each method's function-space predictive is scored against the
+  // HMC reference's (hmc_reference.hpp), from point_predictive_samples draws θ ~ q; empty: none.
+  Eigen::MatrixXd evaluation_points{};
+  int point_predictive_samples = 1000;
   // The training loss is quadratic in θ (a model linear in θ with the Gaussian likelihood): the
   // expected loss is then exact, E_q[Σᵢℓᵢ(θ)] = Σᵢℓᵢ(μ) + ½ tr(HΣ) with the constant Hessian H,
   // and every history row's ELBO is computed so instead of by Monte Carlo.

@@ -2,7 +2,8 @@
 // measure it on the way, turned into a MethodRecord.
 //
 // Included ONLY by the method-suite .cpp files (method_suites.hpp): everything here instantiates
-// vi::fit, the curvature drivers and the predictive for the study's model type.
+// vi::fit, the curvature drivers and the predictive for the study's model type. (hmc_reference.cpp
+// includes it too, for the measuring helpers of `detail` alone; it instantiates no fit.)
 //   StudyTracker          on each history row: the test log-likelihood and RMSE or accuracy of
 //                         the current q (Monte Carlo, from its own generator so that measuring
 //                         never changes the training draws), and the method's running
@@ -25,6 +26,7 @@
 
 #include <Eigen/Core>
 #include <app/study/exact_elbo.hpp>
+#include <app/study/point_predictive.hpp>
 #include <app/study/problem_setup.hpp>
 #include <app/study/study_records.hpp>
 
@@ -265,6 +267,17 @@ void final_elbo(const ProblemSetup& s, const Q& q, const vi::HistoryRow& last, M
   r.elbo_standard_error = std::sqrt(var / static_cast<double>(nll.size()));
 }
 
+// The function-space predictive of q at the setup's evaluation points (point_predictive.hpp),
+// from its own generator so that the other measurements keep their draws. Cost:
+// point_predictive_samples draws and forward passes over the few points.
+template <class Q>
+void points_predictive(const ProblemSetup& s, const Q& q, MethodRecord& r) {
+  if (s.evaluation_points.size() == 0) return;
+  vi::Rng rng(measuring_seed(s.seed, 5));
+  r.at_points = point_predictive(s, s.evaluation_points, s.point_predictive_samples,
+                                 [&](int) { return q.sample(rng); });
+}
+
 template <class Result>
 void copy_fit(const Result& result, MethodRecord& r) {
   r.status = vi::to_string(result.status);
@@ -302,6 +315,7 @@ MethodRecord run_method(const ProblemSetup& s, const std::string& key, const Opt
   r.test_accuracy = t.accuracy;
   if (s.grid.size() > 0)
     r.grid = detail::grid_predictive(s, q, s.final_predictive_samples, prng, false);
+  detail::points_predictive(s, q, r);
   return r;
 }
 
@@ -334,6 +348,9 @@ inline MethodRecord run_map_laplace(const ProblemSetup& s, const vi::MapOptions&
   r.test_accuracy = t.accuracy;
   if (s.grid.size() > 0)
     r.grid = detail::grid_predictive(s, la.posterior, s.final_predictive_samples, prng, true);
+  // At the evaluation points the Laplace approximation's Gaussian is sampled like every other q
+  // (not linearised), so that all methods are scored against HMC the same way.
+  detail::points_predictive(s, la.posterior, r);
   return r;
 }
 

@@ -177,10 +177,11 @@ Subcommand add_study_command(CLI::App& root) {
       "The main job: VON, VOGN (GGN, empirical Fisher, MC Fisher), IVON, noisy Adam, noisy K-FAC, "
       "Bayes-by-backprop and MAP + Laplace on built-in seeded problems (1-D regression with a gap, "
       "two moons, Bayesian linear regression, 2-D logistic regression, Boston housing), from each "
-      "of several seeds (--seeds). Writes a report folder: report.html (self-contained), "
+      "of several seeds (--seeds), with an HMC (NUTS) reference posterior for the gap and two "
+      "moons networks. Writes a report folder: report.html (self-contained), "
       "report.md, results.json, "
       "history/<problem>/seed_<seed>/<method>.csv and plots/ (SVG and PNG, drawn with gnuplot). "
-      "About a minute and a half on 2 cores with the default 5 seeds; --quick (3 seeds) takes "
+      "Up to 3 minutes on 2 cores with the default 5 seeds; --quick (3 seeds) under 30 "
       "seconds.");
   add_common_options(*cmd, opt->common,
                      "the report folder (created if missing; existing files in it are replaced)");

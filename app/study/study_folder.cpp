@@ -451,9 +451,73 @@ report::Table summary_table(const ProblemSeeds& ps, bool timing) {
   return t;
 }
 
+// The HMC reference of every seed with its diagnostics (hmc_reference.hpp).
+report::Table hmc_diagnostics_table(const ProblemSeeds& ps) {
+  report::Table t;
+  t.caption = fmt::format(
+      "HMC reference posterior per seed: {}. A reference with max R-hat above {} is not "
+      "converged and no finding rests on it",
+      ps.base().hmc->how, hmc_rhat_threshold);
+  t.header = {"seed",          "max R-hat", "min bulk-ESS",       "min tail-ESS",
+              "divergences",   "step size", "gradients per draw", "tree depth cap hits",
+              "test log-lik.", "status"};
+  for (std::size_t k = 0; k < ps.runs.size(); ++k) {
+    if (!ps.runs[k].hmc) continue;
+    const HmcReference& h = *ps.runs[k].hmc;
+    t.rows.push_back({std::to_string(ps.seeds[k]), fmt_num(h.max_rhat, "{:.4f}"),
+                      fmt_num(h.min_ess_bulk, "{:.0f}"), fmt_num(h.min_ess_tail, "{:.0f}"),
+                      std::to_string(h.divergences), fmt_num(h.step_size, "{:.3g}"),
+                      fmt_num(h.mean_leapfrog_steps, "{:.1f}"),
+                      fmt::format("{} of {}", h.max_tree_depth_hits, h.chains * h.draws),
+                      fmt_num(h.test_log_likelihood), h.converged ? "converged" : "NOT CONVERGED"});
+  }
+  return t;
+}
+
+// Each method against the HMC reference, mean ± sd over the seeds (hmc_scores.hpp), with the
+// HMC predictive's test log-likelihood beside the methods'.
+report::Table hmc_scores_table(const ProblemSeeds& ps) {
+  const ProblemRecord& p = ps.base();
+  int converged = 0;
+  for (const ProblemRecord& r : ps.runs) converged += r.hmc && r.hmc->converged ? 1 : 0;
+  report::Table t;
+  t.caption = fmt::format(
+      "Against the HMC reference{}: median over the parameters of log(sd / sd_HMC) (below 0: "
+      "narrower marginals than HMC's); at the evaluation points ({}) the mean of log(predictive "
+      "sd / HMC's) and the RMS difference of the predictive means ({}); HMC's references "
+      "converged on {} of {} seeds",
+      ps.runs.size() > 1 ? fmt::format(", mean ± sd over {} seeds", ps.runs.size()) : "",
+      p.evaluation_points_what,
+      p.task == "classification" ? "of P(y = 1 | x, θ) over θ"
+                                 : "of f(x; θ) over θ, without the noise",
+      converged, ps.runs.size());
+  t.header = {"posterior", "median log sd-ratio", "log predictive sd-ratio at the points",
+              "predictive mean RMS difference", "test log-lik."};
+  std::vector<double> ll;
+  for (const ProblemRecord& r : ps.runs) ll.push_back(r.hmc ? r.hmc->test_log_likelihood : nan);
+  t.rows.push_back({"HMC (reference)", "0", "0", "0", mean_sd(ll)});
+  for (std::size_t i = 0; i < p.methods.size(); ++i) {
+    auto score = [](double HmcScores::*field) {
+      return [field](const ProblemRecord&, const MethodRecord& x) {
+        return x.hmc_scores ? (*x.hmc_scores).*field : nan;
+      };
+    };
+    t.rows.push_back({method_info(p.methods[i].name).label,
+                      mean_sd(over_seeds(ps, i, score(&HmcScores::sd_log_ratio_median)), "{:.3g}"),
+                      mean_sd(over_seeds(ps, i, score(&HmcScores::point_sd_log_ratio)), "{:.3g}"),
+                      mean_sd(over_seeds(ps, i, score(&HmcScores::point_mean_error)), "{:.3g}"),
+                      mean_sd(over_seeds(ps, i, [](const ProblemRecord&, const MethodRecord& x) {
+                        return x.test_log_likelihood;
+                      }))});
+  }
+  return t;
+}
+
 // The statistic with its interval, for the report: "<what> = mean [low, high] (95% t-interval
 // over n seeds)", one seed's value, or a check's worst value.
 std::string statistic_text(const StudyVerdict& v) {
+  if (v.seeds == 0)
+    return fmt::format("{}: not decided (no seed to judge it on)", v.statistic_name);
   if (v.seeds < 2) return fmt::format("{} = {:.3g}", v.statistic_name, v.statistic);
   if (v.kind == ClaimKind::check)
     return fmt::format("{} = {:.3g} on the worst seed", v.statistic_name, v.statistic);
@@ -541,6 +605,12 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
     if (p.reference)
       s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
     s.blocks.push_back(summary_table(ps, run.timing));
+    if (p.hmc) {
+      s.blocks.push_back(hmc_diagnostics_table(ps));
+      s.blocks.push_back(hmc_scores_table(ps));
+    } else if (!p.hmc_absent.empty()) {
+      s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
+    }
     for (const StudyVerdict& v : run.verdicts)
       if (v.problem == p.name) s.blocks.push_back(report_verdict(v, v.claim));
     Builder b{figures, s,

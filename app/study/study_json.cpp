@@ -1,5 +1,6 @@
 // results.json (study_json.hpp).
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,15 @@ json method_json(const ProblemRecord& p, std::uint64_t seed, const MethodRecord&
     if (p.reference->mean_field_sd.size() > 0)
       j["reference_error"]["sd_mean_field"] = reference_error(m, *p.reference, true).sd;
   }
+  j["at_points"] = nullptr;
+  if (m.at_points)
+    j["at_points"] = {{"mean", vec(m.at_points->mean.reshaped())},
+                      {"sd", vec(m.at_points->spread.reshaped())}};
+  j["hmc_scores"] = nullptr;
+  if (m.hmc_scores)
+    j["hmc_scores"] = {{"sd_log_ratio_median", m.hmc_scores->sd_log_ratio_median},
+                       {"point_sd_log_ratio", m.hmc_scores->point_sd_log_ratio},
+                       {"point_mean_error", m.hmc_scores->point_mean_error}};
   j["remedies"] = json::object();
   for (const auto& [k, v] : m.remedies) j["remedies"][k] = v;
   j["history_csv"] = history_path(p.name, seed, m.name);
@@ -108,6 +118,32 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
     j["data"] = {{"design", rows}, {"targets", vec(p.targets)}};
     if (p.noise_precision > 0.0) j["data"]["noise_precision"] = p.noise_precision;
   }
+  j["hmc_reference"] = nullptr;
+  if (p.hmc) {
+    const HmcReference& h = *p.hmc;
+    j["hmc_reference"] = {
+        {"how", h.how},
+        {"chains", h.chains},
+        {"warmup", h.warmup},
+        {"draws", h.draws},
+        {"max_tree_depth", h.max_tree_depth},
+        {"max_rhat", h.max_rhat},
+        {"min_ess_bulk", h.min_ess_bulk},
+        {"min_ess_tail", h.min_ess_tail},
+        {"divergences", h.divergences},
+        {"step_size", h.step_size},
+        {"mean_leapfrog_steps", h.mean_leapfrog_steps},
+        {"max_tree_depth_hits", h.max_tree_depth_hits},
+        {"converged", h.converged},
+        {"mean", vec(h.mean)},
+        {"sd", vec(h.sd)},
+        {"test_log_likelihood", h.test_log_likelihood},
+        {"test_rmse", h.test_rmse},
+        {"test_accuracy", h.test_accuracy},
+        {"at_points",
+         {{"mean", vec(h.at_points.mean.reshaped())}, {"sd", vec(h.at_points.spread.reshaped())}}}};
+    if (timing) j["hmc_reference"]["seconds"] = h.seconds;
+  }
   j["curvature_study"] = nullptr;
   j["methods"] = json::array();
   for (const MethodRecord& m : p.methods) {
@@ -127,10 +163,14 @@ json summary_json(const ProblemSeeds& ps) {
   json out = json::array();
   const ProblemRecord& base = ps.base();
   for (std::size_t i = 0; i < base.methods.size(); ++i) {
-    std::vector<double> elbo, ll, rmse, accuracy;
+    std::vector<double> elbo, ll, rmse, accuracy, sd_ratio, point_sd, point_mean;
     int healthy = 0;
     for (const ProblemRecord& r : ps.runs) {
       const MethodRecord& m = r.methods[i];
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      sd_ratio.push_back(m.hmc_scores ? m.hmc_scores->sd_log_ratio_median : nan);
+      point_sd.push_back(m.hmc_scores ? m.hmc_scores->point_sd_log_ratio : nan);
+      point_mean.push_back(m.hmc_scores ? m.hmc_scores->point_mean_error : nan);
       elbo.push_back(m.elbo);
       ll.push_back(m.test_log_likelihood);
       rmse.push_back(m.test_rmse);
@@ -143,8 +183,44 @@ json summary_json(const ProblemSeeds& ps) {
                    {"test_log_likelihood", mean_sd_json(ll)},
                    {"test_rmse", mean_sd_json(rmse)},
                    {"test_accuracy", mean_sd_json(accuracy)}});
+    if (base.hmc) {
+      out.back()["hmc_sd_log_ratio_median"] = mean_sd_json(sd_ratio);
+      out.back()["hmc_point_sd_log_ratio"] = mean_sd_json(point_sd);
+      out.back()["hmc_point_mean_error"] = mean_sd_json(point_mean);
+    }
   }
   return out;
+}
+
+// The HMC references over the seeds: how many converged, and mean ± sd of their diagnostics and
+// test metrics; null when the problem has none.
+json hmc_summary_json(const ProblemSeeds& ps) {
+  if (!ps.base().hmc) return nullptr;
+  std::vector<double> rhat, bulk, tail, div, eps, ll, rmse, accuracy;
+  int converged = 0;
+  for (const ProblemRecord& r : ps.runs) {
+    if (!r.hmc) continue;
+    const HmcReference& h = *r.hmc;
+    converged += h.converged ? 1 : 0;
+    rhat.push_back(h.max_rhat);
+    bulk.push_back(h.min_ess_bulk);
+    tail.push_back(h.min_ess_tail);
+    div.push_back(static_cast<double>(h.divergences));
+    eps.push_back(h.step_size);
+    ll.push_back(h.test_log_likelihood);
+    rmse.push_back(h.test_rmse);
+    accuracy.push_back(h.test_accuracy);
+  }
+  return {{"seeds", rhat.size()},
+          {"seeds_converged", converged},
+          {"max_rhat", mean_sd_json(rhat)},
+          {"min_ess_bulk", mean_sd_json(bulk)},
+          {"min_ess_tail", mean_sd_json(tail)},
+          {"divergences", mean_sd_json(div)},
+          {"step_size", mean_sd_json(eps)},
+          {"test_log_likelihood", mean_sd_json(ll)},
+          {"test_rmse", mean_sd_json(rmse)},
+          {"test_accuracy", mean_sd_json(accuracy)}};
 }
 
 json problem_json(const ProblemSeeds& ps, bool timing) {
@@ -164,6 +240,12 @@ json problem_json(const ProblemSeeds& ps, bool timing) {
             {"elbo_samples", p.elbo_samples},
             {"parameter_names", p.parameter_names}};
   j["summary"] = summary_json(ps);
+  j["hmc_summary"] = hmc_summary_json(ps);
+  j["hmc_reference_absent"] = p.hmc ? json(nullptr) : json(p.hmc_absent);
+  j["evaluation_points_what"] = p.evaluation_points_what;
+  j["evaluation_points"] = json::array();
+  for (Eigen::Index i = 0; i < p.evaluation_points.rows(); ++i)
+    j["evaluation_points"].push_back(vec(p.evaluation_points.row(i).transpose()));
   j["runs"] = json::array();
   for (std::size_t k = 0; k < ps.runs.size(); ++k)
     j["runs"].push_back(run_json(ps.runs[k], ps.seeds[k], timing));

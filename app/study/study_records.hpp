@@ -68,6 +68,18 @@ struct GridPredictive {
   Eigen::MatrixXd spread;  // regression: sd of y; classification: sd of P(y = 1 | θ) over q
 };
 
+// A method's posterior scored against the HMC reference posterior (hmc_reference.hpp).
+struct HmcScores {
+  // median over the parameters j of log(sd_j / sd_HMC,j): below 0, the method's marginals are
+  // narrower than the reference's.
+  double sd_log_ratio_median = 0.0;
+  // mean over the evaluation points of log(predictive sd / HMC's predictive sd), function space
+  // (regression: sd of f(x; θ) in original units, no noise; classification: sd of P(y = 1 | x, θ)).
+  double point_sd_log_ratio = 0.0;
+  // root mean square over the evaluation points of (predictive mean − HMC's predictive mean).
+  double point_mean_error = 0.0;
+};
+
 struct MethodRecord {
   std::string name;    // the method's key (method_catalog.hpp)
   std::string status;  // vi::FitStatus as text
@@ -93,6 +105,11 @@ struct MethodRecord {
   double test_accuracy = 0.0;          // classification; NaN otherwise
   std::optional<double> log_evidence;  // the Laplace evidence (MAP + Laplace only)
   std::optional<GridPredictive> grid;  // when the problem has a plotting grid
+  // The function-space predictive at the problem's evaluation points (ProblemRecord::
+  // evaluation_points; Monte Carlo over θ ~ q for every method, the Laplace approximation's
+  // Gaussian included), and the method's scores against the HMC reference (hmc_reference.hpp).
+  std::optional<GridPredictive> at_points;
+  std::optional<HmcScores> hmc_scores;
 };
 
 // An exact posterior to compare the methods with: closed form (Bayesian linear regression) or
@@ -103,6 +120,27 @@ struct ReferencePosterior {
   Eigen::VectorXd mean_field_sd;  // sd of the mean-field optimum; empty if not known
   std::vector<Eigen::VectorXd> marginal_x, marginal_density;  // per parameter, on a grid
 };
+
+// The HMC (NUTS) reference posterior of a network problem: draws from p(θ | D) by vi::hmc
+// (inference/hmc.hpp), every chain started at the MAP, with Stan's diagnostics. `converged`
+// is max R-hat ≤ hmc_rhat_threshold; no finding rests on a reference that is not.
+struct HmcReference {
+  std::string how;  // the sampler's settings in words, for the report
+  int chains = 0, warmup = 0, draws = 0, max_tree_depth = 0;
+  double max_rhat = 0.0, min_ess_bulk = 0.0, min_ess_tail = 0.0;
+  std::int64_t divergences = 0;      // kept draws only, over the chains
+  double step_size = 0.0;            // the chains' adapted ε, averaged
+  double mean_leapfrog_steps = 0.0;  // gradients per kept draw, averaged over the chains
+  std::int64_t max_tree_depth_hits = 0;
+  double seconds = 0.0;  // wall time of the sampler
+  bool converged = false;
+  Eigen::VectorXd mean, sd;  // pooled draws
+  double test_log_likelihood = 0.0, test_rmse = 0.0, test_accuracy = 0.0;
+  GridPredictive at_points;  // at ProblemRecord::evaluation_points, over all the pooled draws
+};
+
+// R-hat above this: the reference is "not converged" (Vehtari et al. 2021's threshold).
+inline constexpr double hmc_rhat_threshold = 1.01;
 
 struct ProblemRecord {
   std::string name;         // key in results.json and file names
@@ -130,6 +168,13 @@ struct ProblemRecord {
   Eigen::MatrixXd design;
   Eigen::VectorXd targets;
   double noise_precision = 0.0;
+  // The network problems' HMC reference (empty where the problem has none; hmc_absent says why)
+  // and the fixed points where each predictive is scored against it (rows; what they are in
+  // evaluation_points_what).
+  std::optional<HmcReference> hmc;
+  std::string hmc_absent;
+  Eigen::MatrixXd evaluation_points;
+  std::string evaluation_points_what;
 };
 
 }  // namespace ngvi::app::study

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ constexpr const char* kunstner = "Kunstner, Balles & Hennig 2019";
 constexpr const char* khan = "Khan et al. 2018";
 constexpr const char* shen = "Shen et al. 2024";
 constexpr const char* zhang = "Zhang, Sun, Duvenaud & Grosse 2018";
+constexpr const char* mean_field_citation =
+    "Bishop 2006 (§10.1.2); Blei, Kucukelbir & McAuliffe 2017";
+constexpr const char* foong = "Foong, Li, Hernández-Lobato & Turner 2019";
 
 const MethodRecord* find_method(const ProblemRecord& p, const std::string& key) {
   for (const MethodRecord& m : p.methods)
@@ -220,6 +224,97 @@ void elbo_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
       health_note({best, bbb}), zhang));
 }
 
+// The mean of `score` over the methods of `keys` that have HMC scores, with "label value" for the
+// evidence; NaN with none.
+template <class F>
+double mean_score(const ProblemRecord& p, std::initializer_list<const char*> keys, F&& score,
+                  std::string& listed, std::vector<const MethodRecord*>& used) {
+  double sum = 0.0;
+  int n = 0;
+  for (const char* key : keys) {
+    const MethodRecord* m = find_method(p, key);
+    if (!m || !m->hmc_scores) continue;
+    const double v = score(*m->hmc_scores);
+    sum += v;
+    ++n;
+    used.push_back(m);
+    listed += fmt::format("{}{} {:.3g}", listed.empty() ? "" : ", ", method_info(m->name).label, v);
+  }
+  return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string health_note_of(const std::vector<const MethodRecord*>& ms) {
+  std::string note;
+  for (const MethodRecord* m : ms) note += health_note({m});
+  return note;
+}
+
+// The findings against the HMC reference (study_verdicts.hpp), with the reference's diagnostics
+// in the evidence and, when it is not converged, the seed marked so that it is left out.
+void hmc_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
+  if (!p.hmc) return;
+  const HmcReference& h = *p.hmc;
+  const std::string diagnostics = fmt::format(
+      "HMC reference: max R-hat {:.4g}, min bulk-ESS {:.0f}, min tail-ESS {:.0f}, {} divergences, "
+      "step size {:.3g}",
+      h.max_rhat, h.min_ess_bulk, h.min_ess_tail, h.divergences, h.step_size);
+  const std::string unconverged =
+      h.converged ? std::string()
+                  : fmt::format("its HMC reference is not converged (max R-hat {:.4g} > {})",
+                                h.max_rhat, hmc_rhat_threshold);
+  const ClaimRule below{0.0, false, hmc_log_ratio_margin};
+  {
+    std::string listed;
+    std::vector<const MethodRecord*> used;
+    const double value = mean_score(
+        p, {"von_diagonal", "vogn_ggn"}, [](const HmcScores& s) { return s.sd_log_ratio_median; },
+        listed, used);
+    std::string contrast;
+    std::vector<const MethodRecord*> full;
+    mean_score(
+        p, {"von", "vogn_full_ggn"}, [](const HmcScores& s) { return s.sd_log_ratio_median; },
+        contrast, full);
+    if (contrast.empty()) contrast = "none fitted";
+    if (!used.empty()) {
+      StudyVerdict v = seed_verdict(
+          p,
+          "mean-field methods (diagonal VON, diagonal VOGN) underestimate the marginal variances "
+          "of the HMC posterior (Bishop 2006; Blei, Kucukelbir & McAuliffe 2017)",
+          ClaimKind::finding,
+          "median over the parameters of log(sd / sd_HMC), mean of diagonal VON and diagonal "
+          "VOGN (GGN)",
+          below, value, below.margin,
+          fmt::format("median log sd-ratio against HMC: {} (full covariance, for contrast: {}); {}",
+                      listed, contrast, diagnostics),
+          health_note_of(used), mean_field_citation);
+      v.unconverged_reference = unconverged;
+      out.push_back(std::move(v));
+    }
+  }
+  if (p.name == "regression_1d_gap") {
+    std::string listed;
+    std::vector<const MethodRecord*> used;
+    const double value = mean_score(
+        p, {"von_diagonal", "vogn_ggn", "bayes_by_backprop"},
+        [](const HmcScores& s) { return s.point_sd_log_ratio; }, listed, used);
+    if (!used.empty()) {
+      StudyVerdict v = seed_verdict(
+          p,
+          "mean-field Gaussian VI underestimates the in-between uncertainty in the gap against "
+          "HMC (Foong, Li, Hernández-Lobato & Turner 2019)",
+          ClaimKind::finding,
+          "mean over the gap's points of log(predictive sd of f / HMC's), mean of diagonal VON, "
+          "diagonal VOGN (GGN) and Bayes-by-backprop",
+          below, value, below.margin,
+          fmt::format("mean log-ratio of the predictive sd of f in the gap against HMC: {}; {}",
+                      listed, diagnostics),
+          health_note_of(used), foong);
+      v.unconverged_reference = unconverged;
+      out.push_back(std::move(v));
+    }
+  }
+}
+
 }  // namespace
 
 ReferenceError reference_error(const MethodRecord& m, const ReferencePosterior& ref,
@@ -239,6 +334,7 @@ std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& p) {
   tracking_verdict(p, out);
   ivon_verdict(p, out);
   elbo_verdict(p, out);
+  hmc_verdicts(p, out);
   return out;
 }
 
@@ -305,13 +401,40 @@ std::vector<StudyVerdict> study_verdicts(const std::vector<ProblemSeeds>& proble
     for (const StudyVerdict& claim : by_seed.front()) {
       std::vector<StudyVerdict> same;
       std::vector<std::uint64_t> seeds;
+      std::string left_out;  // seeds whose HMC reference is not converged
       for (std::size_t k = 0; k < by_seed.size(); ++k)
         for (const StudyVerdict& v : by_seed[k])
           if (v.claim == claim.claim) {
+            if (!v.unconverged_reference.empty()) {
+              left_out +=
+                  fmt::format("; seed {} left out: {}", p.seeds[k], v.unconverged_reference);
+              continue;
+            }
             same.push_back(v);
             seeds.push_back(p.seeds[k]);
           }
-      out.push_back(combine_over_seeds(same, seeds));
+      if (same.empty()) {
+        // No seed has a converged reference: nothing to decide on.
+        StudyVerdict v = claim;
+        v.confirmed = false;
+        v.inconclusive = true;
+        v.seeds = 0;
+        v.seeds_holding = 0;
+        v.per_seed.clear();
+        v.per_seed_margin.clear();
+        v.statistic = v.interval_low = v.interval_high = std::numeric_limits<double>::quiet_NaN();
+        v.health_note = left_out;
+        v.evidence = "NOT DECIDED: no seed has a converged HMC reference" + left_out +
+                     fmt::format(" (seed {}: {})", p.seeds.front(), claim.evidence);
+        out.push_back(std::move(v));
+        continue;
+      }
+      StudyVerdict v = combine_over_seeds(same, seeds);
+      if (!left_out.empty()) {
+        v.health_note += left_out;
+        v.evidence += left_out;
+      }
+      out.push_back(std::move(v));
     }
   }
   return out;

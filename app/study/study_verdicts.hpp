@@ -23,6 +23,15 @@
 //   * diagonal VON's running precision tracks the exact Hessian more closely than diagonal VOGN's
 //     empirical Fisher (relative error of the diagonals at the end; Khan et al. 2018) — diagonal
 //     against diagonal;
+//   * mean-field methods underestimate the marginal variances of the HMC reference posterior
+//     (Bishop 2006, §10.1.2; Blei, Kucukelbir & McAuliffe 2017): the median over the parameters
+//     of log(sd / sd_HMC), averaged over diagonal VON and diagonal VOGN (GGN), below 0 by more
+//     than hmc_log_ratio_margin — on each network problem with an HMC reference;
+//   * mean-field Gaussian VI underestimates the in-between uncertainty of the gap problem
+//     (Foong, Li, Hernández-Lobato & Turner 2019): the mean over the points in the gap of
+//     log(predictive sd of f / HMC's), averaged over diagonal VON, diagonal VOGN (GGN) and
+//     Bayes-by-backprop, below 0 by more than hmc_log_ratio_margin;
+//     both are decided only over the seeds whose reference is converged;
 //   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
 //     of iterations (Zhang et al. 2018): decided by the exact ELBOs where the problem has them,
 //     else by the Monte-Carlo ones with elbo_margin_standard_errors standard errors of the
@@ -78,6 +87,11 @@ struct StudyVerdict {
   int seeds_holding = 0;  // of them, those on which it holds individually
   // The fits the claim rests on that are not healthy (fit_health.hpp), per seed; empty: none.
   std::string health_note;
+  // A claim judged against the HMC reference: non-empty when this seed's reference is not
+  // converged (max R-hat > hmc_rhat_threshold), saying so. study_verdicts() leaves such seeds out
+  // of the decision (and says which), so that no finding rests on an unconverged reference; with
+  // none left the finding is inconclusive.
+  std::string unconverged_reference;
 
   // "confirmed", "refuted" or "inconclusive" (a check: "confirmed" when it passed).
   std::string status() const {
@@ -93,6 +107,12 @@ inline constexpr double elbo_margin_standard_errors = 2.0;
 // Tolerance of "reaches the exact posterior": the largest relative error of the mean (relative to
 // the largest |mean|) and of the standard deviations.
 inline constexpr double exact_posterior_tolerance = 1e-6;
+
+// The margin of the findings against the HMC reference, fixed before the run: a log sd-ratio
+// must lie below 0 by more than 0.1 (the method's sd under about 90 % of HMC's) to count as an
+// underestimate, and above +0.1 to refute one. It covers the Monte-Carlo error of the short HMC
+// runs' sds (ESS of a few hundred: a relative error of the sd of a few per cent).
+inline constexpr double hmc_log_ratio_margin = 0.1;
 
 // "Approaches the Hessian" needs the relative error to drop by at least 10% over the MAP run, so
 // that sampling noise (the MC Fisher's 16 draws) or a flat curve does not count as approaching.

@@ -1,0 +1,44 @@
+// The function-space predictive at a few fixed inputs: what the study scores each method's
+// posterior on against the HMC reference's (hmc_scores.hpp).
+//
+// Regression: the mean and sd over θ of the network's output f(x; θ) in original units (the
+// training targets' scaling undone), without the observation noise — the noise is the same for
+// every posterior, and leaving it out keeps the score on the uncertainty about the function
+// (Foong et al. 2019's "in-between" uncertainty is about f). Classification: the mean and sd
+// over θ of P(y = 1 | x, θ). Both are sample moments (divisor S) of the draws the caller hands
+// in, so the same code serves a Gaussian q (θ ~ q) and the HMC draws.
+#pragma once
+
+#include <Eigen/Core>
+#include <app/methods/network_model.hpp>
+#include <app/study/problem_setup.hpp>
+#include <app/study/study_records.hpp>
+
+namespace ngvi::app::study {
+
+// Moments of the predictive at the rows of `points` over the S parameter vectors draw(0), …,
+// draw(S − 1). Cost: S forward passes over the points.
+template <class Draw>
+GridPredictive point_predictive(const ProblemSetup& s, const Eigen::MatrixXd& points, int samples,
+                                Draw&& draw) {
+  const NetworkModel at(s.train->net(), s.train->likelihood(),
+                        nn::Dataset{points, Eigen::MatrixXd::Zero(points.rows(), 1)});
+  const bool classification = is_classification(at);
+  const double scale = s.targets.scale(0), shift = s.targets.mean(0);
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(points.rows()), sum_sq = sum;
+  for (int k = 0; k < samples; ++k) {
+    const Eigen::VectorXd f = at.outputs(draw(k)).col(0);
+    const Eigen::VectorXd v = classification
+                                  ? Eigen::VectorXd((1.0 + (-f.array()).exp()).inverse().matrix())
+                                  : Eigen::VectorXd((scale * f.array() + shift).matrix());
+    sum += v;
+    sum_sq += v.cwiseProduct(v);
+  }
+  GridPredictive g;
+  const Eigen::VectorXd mean = sum / samples;
+  g.mean = mean;
+  g.spread = (sum_sq / samples - mean.cwiseProduct(mean)).cwiseMax(0.0).cwiseSqrt();
+  return g;
+}
+
+}  // namespace ngvi::app::study
