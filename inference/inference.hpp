@@ -36,3 +36,4 @@
 #include <inference/step_failure.hpp>
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
+#include <inference/von_remedy.hpp>

@@ -37,7 +37,7 @@
 //   * Separate rates α (mean) and β (precision) with schedules; α = β is the exact natural step.
 //   * Indefinite Hessians: away from a minimum Ĥ can be indefinite and Λ non-positive-definite.
 //     Λ is never allowed to become so silently: `remedy` chooses what happens, and each firing
-//     is counted in Counters under von_remedy_name(remedy) (see VonRemedy).
+//     is counted in Counters under von_remedy_name(remedy) (see VonRemedy, von_remedy.hpp).
 //
 // Cost per step: S exact minibatch Hessians (⌈P/8⌉ forward-over-reverse recordings of the batch
 // loss over M examples each, the recordings over loop.threads; the gradient comes with them), one
@@ -59,7 +59,6 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <Eigen/Eigenvalues>
 
 #include <inference/batch_reducer.hpp>
 #include <inference/fit.hpp>
@@ -71,65 +70,12 @@
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
 #include <inference/step_failure.hpp>
+#include <inference/von_remedy.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/hessian.hpp>
 
 namespace ngvi::vi {
-
-// What VON does when the exact Hessian would make Λ non-positive-definite. Every remedy keeps Λ
-// positive definite; each counts the steps on which it fired (Counters::times_fired with
-// von_remedy_name(remedy)). All but clip_eigenvalues detect the problem by the Cholesky
-// factorisation of the new Λ, which the step computes anyway, and of Λ − κδI (κ =
-// precision_floor, one more Cholesky), so they cost no eigendecomposition and nothing else on
-// steps where the new Λ passes.
-enum class VonRemedy {
-  // Replace Ĥ by V max(D, eigenvalue_floor) Vᵀ (its eigendecomposition Ĥ = V D Vᵀ) on every step,
-  // so NĤ/λ + δI ⪰ δI and Λ ⪰ min(Λ₀, δI) stays positive definite without a check. Fires on the
-  // steps where an eigenvalue was below the floor. Costs one eigendecomposition per step. This
-  // is what the PyTorch reference (peers/vi, "clip_H") does. Diagonal VON clips the entries of
-  // diag Ĥ (no eigendecomposition).
-  clip_eigenvalues,
-  // Damp the step: if the Cholesky of the new Λ fails, halve β (for the precision update only;
-  // α is unchanged) and retry, up to max_step_halvings times; since the old Λ is positive
-  // definite a small enough β always succeeds. If all halvings fail, the step is rejected.
-  damp_step,
-  // If the Cholesky of the new Λ fails, add ρI to it, ρ = damping·δ, then 10ρ, 100ρ, ... until it
-  // succeeds (at most max_damping_increases times, else the run stops with an error). The added
-  // damping stays in Λ (a later step forgets it at rate β).
-  add_damping,
-  // If the Cholesky of the new Λ fails, reject the whole step: μ and Λ stay as they were.
-  reject_step,
-  // If the new Λ fails the check, redo this step's curvature with the generalized Gauss-Newton
-  // matrix (nn::ggn on the same minibatch at the same θₛ; positive semi-definite for the
-  // likelihoods of nn/, so the new Λ − κδI ⪰ (1−β)(Λ − κδI) + β(1−κ)δI stays positive definite
-  // by induction from Λ₀). Needs a model with outputs and a likelihood (nn::Supervised); checked
-  // when the method is constructed.
-  ggn_fallback,
-  // No remedy: if the Cholesky of the new Λ fails, stop the run (the step throws StepFailure, so
-  // the fit returns status failed, naming the iteration, with the last good q). For studying how
-  // often the exact update breaks down.
-  fail,
-};
-
-// The Counters key under which a remedy's firings are counted.
-inline const char* von_remedy_name(VonRemedy r) {
-  switch (r) {
-    case VonRemedy::clip_eigenvalues:
-      return "von: negative Hessian eigenvalues clipped";
-    case VonRemedy::damp_step:
-      return "von: precision step damped (beta halved)";
-    case VonRemedy::add_damping:
-      return "von: damping added to a non-PD precision";
-    case VonRemedy::reject_step:
-      return "von: step rejected (non-PD precision)";
-    case VonRemedy::ggn_fallback:
-      return "von: GGN used for a non-PD precision";
-    case VonRemedy::fail:
-      return "von: non-PD precision (fail)";
-  }
-  return "von: unknown remedy";
-}
 
 template <class Model, Covariance C>
 class Von;
@@ -245,7 +191,8 @@ class Von {
     }
 
     ScopedTimer timer(c.seconds_linear_algebra);
-    if (o_.remedy == VonRemedy::clip_eigenvalues && h_hat.allFinite() && clip(h_hat))
+    if (o_.remedy == VonRemedy::clip_eigenvalues && h_hat.allFinite() &&
+        clip_eigenvalues_below(h_hat, o_.eigenvalue_floor))
       c.fired(von_remedy_name(o_.remedy));
     // Λ ← (1−β)Λ + β(NĤ/λ + δI)
     const Factor previous = factor_;  // a copy, so that a rejected step costs no refactorisation
@@ -322,23 +269,6 @@ class Von {
     Mat t = n_over_lambda_ * h;
     Factor::add_identity(t, o_.prior_precision);
     return t;
-  }
-
-  // Ĥ ← V max(D, floor) Vᵀ (diagonal: entrywise max). True if anything was below the floor.
-  bool clip(Mat& h) const {
-    const double floor = o_.eigenvalue_floor;
-    if constexpr (Factor::full) {
-      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(h);
-      if (eig.info() != Eigen::Success || !(eig.eigenvalues().minCoeff() < floor)) return false;
-      const Eigen::MatrixXd& v = eig.eigenvectors();
-      h.noalias() = v * eig.eigenvalues().cwiseMax(floor).asDiagonal() * v.transpose();
-      h = (0.5 * (h + h.transpose())).eval();
-      return true;
-    } else {
-      if (!(h.minCoeff() < floor)) return false;
-      h = h.cwiseMax(floor);
-      return true;
-    }
   }
 
   // The new Λ was finite but not positive definite: apply the remedy. Returns false if the step

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nn/activations.hpp>
+#include <nn/batched_pass.hpp>
 #include <nn/curvature/curvature.hpp>
 #include <nn/data_error.hpp>
 #include <nn/data_loader.hpp>

@@ -8,7 +8,8 @@
 //   one recording and one reverse sweep per example on the worker's own tape.
 // * batched (a BatchedSequentialModel such as Supervised<Sequential, L>, BackPACK-style; see
 //   nn/supervised.hpp): one forward pass (Sequential::trace) and ONE reverse
-//   sweep per block of examples, the block going through each layer as a matrix. Because
+//   sweep per block of examples, the block going through each layer as a matrix
+//   (nn/batched_pass.hpp). Because
 //   the batch loss is Σᵢ ℓᵢ and example i only touches row i of every layer's pre-activation
 //   Z, the adjoint of row i of Z is exactly ∂ℓᵢ/∂zᵢ =: δᵢ. The weight gradient of example i
 //   is then the outer product δᵢ aᵢᵀ with the layer's input aᵢ, and its bias gradient δᵢ;
@@ -40,6 +41,7 @@
 #include <autodiff/eigen/num_traits.hpp>
 #include <autodiff/functional/per_example.hpp>
 #include <autodiff/functional/recording.hpp>
+#include <nn/batched_pass.hpp>
 #include <nn/example_indices.hpp>
 #include <nn/model_concept.hpp>
 #include <nn/sequential.hpp>
@@ -51,63 +53,6 @@ using ad::ParallelOptions;
 using ad::RowMatrixXd;
 
 namespace detail {
-
-// One block's batched forward pass with θ as constants (see the top of this file).
-struct BatchedPass {
-  std::vector<RowMatrixXd> inputs;         // per dense layer: input activations aᵢ (B×in)
-  std::vector<ad::MatrixVar<double>> pre;  // per dense layer: pre-activations Z (B×out)
-  ad::MatrixVar<double> eta;               // B×output_dim: network outputs | likelihood parameters
-
-  // δ = ∂(seeded output)/∂Z of dense layer k, row-major B×out. Cost: one copy of Z's adjoints.
-  RowMatrixXd delta(std::size_t k, const ad::Recording<double>& rec) const {
-    return rec.adjoints_of<RowMatrixXd>(pre[k]);
-  }
-};
-
-// The network's trace on the block's inputs Xb (one example per row) with θ constant: the
-// first dense layer's pre-activation is lifted onto the tape as the first variables, and from
-// there on the activations are one MatrixVar. The likelihood's parameters join the output as
-// one tape variable per example (a gather node makes [output | parameters] one handle).
-template <BatchedSequentialModel M>
-void batched_forward(const M& model, const Eigen::VectorXd& theta,
-                     const Eigen::Ref<const Eigen::MatrixXd>& Xb, ad::Recording<double>& rec,
-                     BatchedPass& pass) {
-  pass.inputs.clear();
-  pass.pre.clear();
-  const ad::MatrixVar<double> F = model.net().trace(
-      theta, Xb,
-      [&pass](std::size_t, const auto& in, const ad::MatrixVar<double>& Z) {
-        if constexpr (ad::is_matrix_var_v<decltype(in)>)
-          pass.inputs.emplace_back(in.value());
-        else
-          pass.inputs.emplace_back(in);
-        pass.pre.push_back(Z);
-      },
-      [&rec](const Eigen::MatrixXd& Z) { return rec.lift_matrix(Z); });
-  const int np = model.likelihood().num_params();
-  if (np == 0) {
-    pass.eta = F;
-    return;
-  }
-  ad::VarMatrix<double> eta(Xb.rows(), F.cols() + np);
-  eta.leftCols(F.cols()) = F.to_eigen();
-  for (int k = 0; k < np; ++k)
-    eta.col(F.cols() + k) =
-        rec.lift(Eigen::VectorXd::Constant(Xb.rows(), theta(model.likelihood_offset() + k)));
-  pass.eta = ad::as_matrix(eta);
-}
-
-// Writes into row `row` of M the θ-gradient implied by the δs of example i of the block:
-// dense weights δᵢaᵢᵀ, biases δᵢ; the caller fills the likelihood parameters.
-inline void write_dense_rows(const Sequential& net, const BatchedPass& pass,
-                             const std::vector<RowMatrixXd>& deltas, Eigen::Index i, double* row) {
-  for (std::size_t k = 0; k < deltas.size(); ++k) {
-    const DenseSlot& d = net.dense_layers()[k];
-    Eigen::Map<RowMajorMatrix<double>>(row + d.weight.offset, d.out, d.in).noalias() =
-        deltas[k].row(i).transpose() * pass.inputs[k].row(i);
-    Eigen::Map<Eigen::RowVectorXd>(row + d.bias.offset, d.out) = deltas[k].row(i);
-  }
-}
 
 // Columns b0 … b0+w−1 of add_column_sums, with accumulators of Acc's kind.
 template <class Acc>
@@ -159,24 +104,6 @@ void gradients_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
         return model.example_loss(th, idx[static_cast<std::size_t>(k)]);
       },
       theta, static_cast<Eigen::Index>(idx.size()), G, options, losses);
-}
-
-// One block of the batched route: the forward pass on the block's rows, one reverse sweep of
-// Σᵢ ℓᵢ, and the δs of every dense layer; then use(pass, deltas, rec, Yb) with the block's
-// targets Yb, while the block's recording rec (whose adjoints are those of Σᵢ ℓᵢ) is still open.
-template <BatchedSequentialModel M, class Use>
-void with_block_deltas(const M& model, const Eigen::VectorXd& theta, ExampleIndices block,
-                       Use&& use) {
-  ad::Recording<double> rec;
-  BatchedPass pass;
-  Eigen::MatrixXd xbuf, ybuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
-  const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
-  rec.backward(model.likelihood().batch_nll(pass.eta, Yb));
-  std::vector<RowMatrixXd> deltas;
-  for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, rec));
-  use(static_cast<const BatchedPass&>(pass), static_cast<const std::vector<RowMatrixXd>&>(deltas),
-      static_cast<const ad::Recording<double>&>(rec), Yb);
 }
 
 // The moments of one block of B examples of the batched route, written into s (if given) and q
@@ -329,29 +256,6 @@ void jacobians_generic(const M& model, const Eigen::Ref<const Eigen::VectorXd>& 
       rec.rewind(after_inputs);
     }
   });
-}
-
-// One block of the batched Jacobian route: the forward pass on the block's rows and one reverse
-// sweep per network output k with output k of every example seeded at once, which leaves in
-// deltas[k][l] = ∂f·ₖ/∂Z of dense layer l (B×out, row i for example i: the examples do not
-// mix). Then use(pass, deltas) while the recording is still on the tape; the outputs are
-// pass.eta.value(). Cost: one batched forward pass + net.output_dim() reverse sweeps.
-template <BatchedSequentialModel M, class Use>
-void with_block_output_deltas(const M& model, const Eigen::VectorXd& theta, ExampleIndices block,
-                              Use&& use) {
-  ad::Recording<double> rec;
-  BatchedPass pass;
-  Eigen::MatrixXd xbuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
-  const Eigen::Index out = model.net().output_dim();
-  std::vector<std::vector<RowMatrixXd>> deltas(static_cast<std::size_t>(out));
-  for (Eigen::Index k = 0; k < out; ++k) {
-    rec.backward(pass.eta.col(k));
-    for (std::size_t l = 0; l < pass.pre.size(); ++l)
-      deltas[static_cast<std::size_t>(k)].push_back(pass.delta(l, rec));
-  }
-  use(static_cast<const BatchedPass&>(pass),
-      static_cast<const std::vector<std::vector<RowMatrixXd>>&>(deltas));
 }
 
 // Batched route: per block with_block_output_deltas, then outer products as for gradients; the
@@ -544,6 +448,29 @@ void add_gradient_sums_and_squares(const M& model, const Eigen::Ref<const Eigen:
   }
 }
 
+// Adds Σ_k ∇ℓ_{idx[k]}(θ)² (elementwise) to squares: add_gradient_sums_and_squares without the
+// sums, for the empirical-Fisher diagonal (on the batched route the sums' products are skipped).
+// The same bits for any thread count. Throws as add_gradient_sums_and_squares. Cost: that of
+// add_gradient_sums_and_squares, less one small product per dense layer and block.
+template <class M>
+void add_gradient_squares(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                          ExampleIndices idx, Eigen::VectorXd& squares,
+                          const ParallelOptions& options = {}) {
+  check_example_indices(idx, model.num_examples(), "add_gradient_squares");
+  nn::check_theta_size(theta.size(), model.num_params(), "ngvi::nn::add_gradient_squares");
+  if (squares.size() != model.num_params())
+    throw std::invalid_argument("ngvi::nn::add_gradient_squares: the model has " +
+                                std::to_string(model.num_params()) + " parameters, squares has " +
+                                std::to_string(squares.size()) + " entries");
+  if constexpr (BatchedSequentialModel<M>) {
+    detail::gradient_moments_batched(model, theta, idx, nullptr, squares, options);
+  } else {
+    RowMatrixXd G;
+    detail::gradients(model, theta, idx, G, options, nullptr);
+    detail::add_column_sums(G, nullptr, squares, options);
+  }
+}
+
 // ---- output Jacobians -----------------------------------------------------------------------
 
 // Row (i·K + k) of J (N·K × P, K = model.output_dim()) is ∂fᵢₖ/∂θ: J's rows for example i
@@ -588,12 +515,13 @@ void per_example_jacobians(const M& model, const Eigen::Ref<const Eigen::VectorX
 }
 // The minibatch form: J is |idx|·K × P, block k is J_{idx[k]}. Throws for an empty idx or an
 // index outside 0..N−1. Cost: that of the route with |idx| for N.
+// With outputs, row k of *outputs is f_{idx[k]}(θ)ᵀ, the values the Jacobian was taken at.
 template <class M>
 void per_example_jacobians(const M& model, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                           ExampleIndices idx, RowMatrixXd& J,
-                           const ParallelOptions& options = {}) {
+                           ExampleIndices idx, RowMatrixXd& J, const ParallelOptions& options = {},
+                           Eigen::MatrixXd* outputs = nullptr) {
   check_example_indices(idx, model.num_examples(), "per_example_jacobians");
-  detail::jacobians(model, theta, idx, J, options);
+  detail::jacobians(model, theta, idx, J, options, outputs);
 }
 
 // Jᵢ (K×P) inside the packed matrix of per_example_jacobians. Cost: O(1), a view.

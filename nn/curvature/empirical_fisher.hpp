@@ -70,13 +70,13 @@ Eigen::MatrixXd empirical_fisher_sum(const Model& model, const Eigen::VectorXd& 
         if constexpr (BatchedSequentialModel<Model>) {
           if (!full) {
             Eigen::VectorXd squares = Eigen::VectorXd::Zero(P);
-            gradient_moments_batched(model, theta, block, nullptr, squares, one_task);
+            nn::add_gradient_squares(model, theta, block, squares, one_task);
             acc.col(0) = squares;
             return;
           }
         }
         ad::RowMatrixXd G;
-        gradients(model, theta, block, G, one_task, nullptr);
+        nn::per_example_gradients(model, theta, block, G, one_task);
         if (full)
           acc.selfadjointView<Eigen::Lower>().rankUpdate(G.transpose());
         else

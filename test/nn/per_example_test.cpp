@@ -158,6 +158,16 @@ void check_minibatch(const M& model, const Eigen::VectorXd& th, const std::strin
       compare(J, Jg, tol::ad_vs_ad, what + ": minibatch Jacobians, batched vs generic route"));
   nn::per_example_jacobians(model, th, idx, J2, two);
   NGVI_CHECK_REPORT(compare(J2, J, tol::exact, what + ": minibatch Jacobians, 2 vs 1 thread"));
+  // The outputs the Jacobians were taken at: row k is f_{idx[k]}(θ), the model's own output.
+  nn::RowMatrixXd Jo;
+  Eigen::MatrixXd outputs;
+  nn::per_example_jacobians(model, th, idx, Jo, two, &outputs);
+  NGVI_CHECK_REPORT(compare(Jo, J, tol::exact, what + ": minibatch Jacobians with outputs"));
+  Eigen::MatrixXd direct(n, K);
+  for (Eigen::Index k = 0; k < n; ++k)
+    direct.row(k) = model.example_output(th, idx[static_cast<std::size_t>(k)]).transpose();
+  NGVI_CHECK_REPORT(
+      compare(outputs, direct, tol::ad_vs_ad, what + ": Jacobians' outputs vs example_output"));
 }
 
 // add_gradient_sums_and_squares on test::mixed_minibatch against the explicit sums of the rows of
@@ -200,6 +210,17 @@ void check_gradient_moments(const M& model, const Eigen::VectorXd& th, const std
   Eigen::VectorXd sg = s0, qg = q0;
   nn::add_gradient_sums_and_squares(callable, th, idx, sg, qg, {.threads = 2, .grain = 3});
   NGVI_CHECK_REPORT(compare(sg, ref_sum, tol::ad_vs_ad, what + ": generic route, Σ gradients"));
+  // add_gradient_squares: the squares alone, on both routes, bitwise those of the moments.
+  for (int threads : {1, 3}) {
+    Eigen::VectorXd q = q0, qc = q0;
+    nn::add_gradient_squares(model, th, idx, q, {.threads = threads, .grain = 3});
+    nn::add_gradient_squares(callable, th, idx, qc, {.threads = threads, .grain = 3});
+    const std::string tag =
+        what + ", add_gradient_squares, " + std::to_string(threads) + " threads";
+    NGVI_CHECK_REPORT(compare(q, ref_squares, tol::ad_vs_ad, tag + " vs Σ rows of G∘G"));
+    NGVI_CHECK_REPORT(compare(q, q1, tol::exact, tag + " vs add_gradient_sums_and_squares"));
+    NGVI_CHECK_REPORT(compare(qc, ref_squares, tol::ad_vs_ad, tag + ", generic route"));
+  }
   NGVI_CHECK_REPORT(
       compare(qg, ref_squares, tol::ad_vs_ad, what + ": generic route, Σ squared gradients"));
 
@@ -308,6 +329,8 @@ BOOST_AUTO_TEST_CASE(gradient_sums_and_squares_without_the_gradient_matrix) {
   Eigen::VectorXd s = Eigen::VectorXd::Zero(gauss.num_params()), short_q(3);
   const std::vector<Eigen::Index> idx{0, 1};
   BOOST_CHECK_THROW(nn::add_gradient_sums_and_squares(gauss, start(gauss, 32), idx, s, short_q),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(nn::add_gradient_squares(gauss, start(gauss, 32), idx, short_q),
                     std::invalid_argument);
   BOOST_CHECK_THROW(nn::add_gradient_sums_and_squares(gauss, Eigen::VectorXd::Zero(2), idx, s, s),
                     std::invalid_argument);

@@ -7,13 +7,13 @@
 // the fixed blocks of blocked_range_sum (their boundaries depend on |idx| and CurvatureOptions,
 // never on the thread count; block sums are added in block order), and each block is one task:
 //  * its Jacobians come from nn's per-example route on the block, run as one task
-//    (nn/per_example.hpp: for a BatchedSequentialModel such as Supervised<Sequential, L> one
-//    batched forward pass and one reverse sweep per network output, BackPACK-style; for any
-//    other OutputModel one recording per example), stacked as Jb (B·m × P), with the outputs fᵢ the
-//    Jacobians were taken at; when only some columns are wanted (K-FAC's S factor wants the
-//    biases'), the batched route builds just those columns from the δs (a bias column of Jᵢ's row k
-//    is δᵢₖ, a weight column δᵢₖ·aᵢ, a likelihood parameter's a unit entry) — the same numbers as
-//    the columns of the full Jb, without its B·m·P entries;
+//    (nn/per_example.hpp, nn/batched_pass.hpp: for a BatchedSequentialModel such as
+//    Supervised<Sequential, L> one batched forward pass and one reverse sweep per network output,
+//    BackPACK-style; for any other OutputModel one recording per example), stacked as Jb (B·m × P),
+//    with the outputs fᵢ the Jacobians were taken at; when only some columns are wanted (K-FAC's S
+//    factor wants the biases'), the batched route builds just those columns from the δs (a bias
+//    column of Jᵢ's row k is δᵢₖ, a weight column δᵢₖ·aᵢ, a likelihood parameter's a unit entry) —
+//    the same numbers as the columns of the full Jb, without its B·m·P entries;
 //  * full: Jbᵀ (M Jb) with M block-diagonal, one matrix product per block;
 //  * diagonal: the column sums of Jb ∘ (M Jb) — except on the batched route, which never forms
 //    Jb: dense layer l's weight columns of Jᵢ's row k are δᵢₖaᵢᵀ (δᵢₖ = ∂fᵢₖ/∂zᵢ, aᵢ the layer's
@@ -29,6 +29,7 @@
 #include <Eigen/Core>
 
 #include <autodiff/functional/per_example.hpp>
+#include <nn/batched_pass.hpp>
 #include <nn/curvature/detail/blocked_sum.hpp>
 #include <nn/curvature/options.hpp>
 #include <nn/example_indices.hpp>
@@ -75,7 +76,7 @@ void batched_jacobian_columns(const Model& model, const Eigen::VectorXd& theta,
     }
   }
   J.setZero(B * m, C);
-  with_block_output_deltas(
+  nn::with_block_output_deltas(
       model, theta, block,
       [&](const BatchedPass& pass, const std::vector<std::vector<RowMatrixXd>>& deltas) {
         F = pass.eta.value();
@@ -101,7 +102,7 @@ template <BatchedSequentialModel Model, class OutputMatrix>
 void add_batched_sandwich_diagonal(const Model& model, const Eigen::VectorXd& theta,
                                    ExampleIndices block, OutputMatrix& output_matrix,
                                    Eigen::MatrixXd& acc) {
-  with_block_output_deltas(
+  nn::with_block_output_deltas(
       model, theta, block,
       [&](const BatchedPass& pass, const std::vector<std::vector<RowMatrixXd>>& deltas) {
         const Eigen::MatrixXd F = pass.eta.value();
@@ -169,7 +170,8 @@ Eigen::MatrixXd jacobian_sandwich_sum(const Model& model, const Eigen::VectorXd&
           }
         }
         if (!restricted)
-          jacobians(model, theta, block, J, ad::ParallelOptions{.threads = 1, .grain = B}, &F);
+          nn::per_example_jacobians(model, theta, block, J,
+                                    ad::ParallelOptions{.threads = 1, .grain = B}, &F);
         if (!restricted && !columns.empty()) {
           RowMatrixXd Jc(J.rows(), C);
           for (Eigen::Index c = 0; c < C; ++c)
