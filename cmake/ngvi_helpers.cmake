@@ -5,16 +5,23 @@
 # This file is not installed.
 include_guard(GLOBAL)
 
-# ngvi_configure_target(<target>)
+# ngvi_configure_target(<target> [PORTABLE])
 #   Warnings (-Wall -Wextra -Wpedantic), -march=native when NGVI_NATIVE, -Werror when NGVI_WERROR,
-#   minus the GCC 12 false positives described below.
+#   minus the GCC 12 false positives described below. PORTABLE: never -march=native — for the
+#   compiled library ngvi_instances, which is installed, and for the programs that link it, whose
+#   Eigen alignment must match the library's (inference/instances.hpp).
 function(ngvi_configure_target target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "PORTABLE" "" "")
+  set(_native ${NGVI_NATIVE})
+  if(ARG_PORTABLE)
+    set(_native OFF)
+  endif()
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
     if(NGVI_WERROR)
       target_compile_options(${target} PRIVATE -Werror)
     endif()
-    if(NGVI_NATIVE)
+    if(_native)
       target_compile_options(${target} PRIVATE -march=native)
     endif()
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
@@ -25,7 +32,7 @@ function(ngvi_configure_target target)
       # Likewise -Wrestrict on `"literal" + std::string&&` at -O3 (GCC PR 105651): a bogus
       # memcpy-overlap report from inside libstdc++'s basic_string.
       target_compile_options(${target} PRIVATE -Wno-restrict)
-      if(NGVI_NATIVE)
+      if(_native)
         # GCC 12's AVX-512 headers initialise _mm512_undefined_*() results with themselves
         # (`__m512d __Y = __Y;`), which -Wuninitialized reports in every Eigen reduction
         # (GCC PR 105593, fixed in GCC 13). The debug and asan presets build without

@@ -446,12 +446,29 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   return result;
 }
 
+// What fit and resume return: FitResult of the posterior family of the method the options name,
+// spelled out (not `auto`) so that a program can declare an instantiation `extern template`
+// and link it from a library (ngvi::instances, inference/instances.hpp) instead of compiling it.
+// Options that name no method give void; fit's static_asserts then say what is missing.
+template <class Model, class Options>
+struct FitResultOf {
+  using type = void;
+};
+template <class Model, class Options>
+requires requires { typename Options::template method<Model>::posterior_type; }
+struct FitResultOf<Model, Options> {
+  using type = FitResult<typename Options::template method<Model>::posterior_type>;
+};
+template <class Model, class Options>
+using fit_result_t = typename FitResultOf<Model, Options>::type;
+
 // Fits q to model by the method the options name, drawing from rng (advanced as the run draws).
 // Throws std::invalid_argument for bad options or data (naming the field); a numerical failure
 // is reported in the result instead (see fit_result.hpp). Cost: the method's step times the
 // iterations, plus (elbo_samples + 1) full-data losses per history row.
 template <class Model, class Options, class... Callbacks>
-auto fit(const Model& model, const Options& options, Rng& rng, Callbacks&&... callbacks) {
+fit_result_t<Model, Options> fit(const Model& model, const Options& options, Rng& rng,
+                                 Callbacks&&... callbacks) {
   static_assert(nn::require_separable_model<Model>());
   static_assert(require_method_options<Options>());
   Rng eval_rng(rng());  // the history's own stream, split off once
@@ -463,8 +480,8 @@ auto fit(const Model& model, const Options& options, Rng& rng, Callbacks&&... ca
 // longer). The result is bitwise that of the uninterrupted run. Throws std::invalid_argument if
 // the checkpoint is of another method or does not fit the model.
 template <class Model, class Options, class... Callbacks>
-auto resume(const Model& model, const Options& options, const FitCheckpoint& checkpoint,
-            Callbacks&&... callbacks) {
+fit_result_t<Model, Options> resume(const Model& model, const Options& options,
+                                    const FitCheckpoint& checkpoint, Callbacks&&... callbacks) {
   static_assert(nn::require_separable_model<Model>());
   static_assert(require_method_options<Options>());
   Rng rng = load_rng(checkpoint.rng);

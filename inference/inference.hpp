@@ -1,7 +1,9 @@
 // Umbrella header of the inference module (namespace ngvi::vi): Gaussian posterior families,
 // the shared fit loop with its options, results, checkpoints and callbacks, the ELBO, and the
 // natural-gradient methods and baselines built on nn/ models, and Hamiltonian Monte Carlo with
-// its convergence diagnostics.
+// its convergence diagnostics. A program that links the compiled library ngvi::instances (which
+// defines NGVI_INSTANCES) also gets the declarations of the instantiations it ships
+// (inference/instances.hpp), so that it calls them instead of compiling them.
 #pragma once
 
 #include <inference/adam.hpp>
@@ -37,3 +39,7 @@
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
 #include <inference/von_remedy.hpp>
+
+#if defined(NGVI_INSTANCES) && NGVI_INSTANCES
+#include <inference/instances.hpp>
+#endif
