@@ -11,7 +11,7 @@
 // before. The set: the 1-D gap regression's model (problems/regression_1d_gap.hpp, an MLP with
 // a fixed-noise Gaussian likelihood) fitted by VON (full covariance), VOGN (diagonal) and IVON
 // without callbacks, and the Monte-Carlo regression predictive of their posteriors — the calls
-// of examples/vi_tour.cpp, whose compile they take from 79 s to 5 s of CPU
+// of examples/vi_tour.cpp, whose compile they take from 70 s to 25 s of CPU at -O3
 // (docs/user-guide.md, "The compiled instances").
 //
 // The library's code is compiled once with its own flags, so a program must match it in what

@@ -62,16 +62,23 @@ inline double log1p_exp(double x) {
   if (x > 0.0) return x + std::log1p(std::exp(-x));
   return std::log1p(std::exp(x));
 }
-inline double digamma(double x) {
+// The three below take exactly a double, as templates: a non-template function's body would
+// instantiate Boost.Math's digamma, trigamma and polygamma (and the long double tables their
+// static initialisers compute) in every translation unit that includes the engine, used or not;
+// as templates they are compiled only where a program calls them.
+template <std::same_as<double> D>
+D digamma(D x) {
   if (is_nonpositive_integer(x)) return std::numeric_limits<double>::quiet_NaN();
   return boost::math::digamma(x, math_policy());
 }
-inline double trigamma(double x) {
+template <std::same_as<double> D>
+D trigamma(D x) {
   if (is_nonpositive_integer(x)) return std::numeric_limits<double>::quiet_NaN();
   return boost::math::trigamma(x, math_policy());
 }
 // The n-th derivative of digamma.
-inline double polygamma(int n, double x) {
+template <std::same_as<double> D>
+D polygamma(int n, D x) {
   if (is_nonpositive_integer(x)) return std::numeric_limits<double>::quiet_NaN();
   if (n == 0) return digamma(x);
   return boost::math::polygamma(n, x, math_policy());
