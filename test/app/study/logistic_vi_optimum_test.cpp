@@ -12,6 +12,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/LU>
 #include <app/study/exact_elbo.hpp>
 #include <app/study/logistic_vi_optimum.hpp>
 #include <boost/test/unit_test.hpp>

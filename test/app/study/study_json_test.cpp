@@ -22,6 +22,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/LU>
 #include <Eigen/QR>
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
