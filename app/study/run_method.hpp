@@ -308,6 +308,7 @@ MethodRecord run_method(const ProblemSetup& s, const std::string& key, const Opt
     detail::final_elbo(s, q, result.history.back(), r);
   r.mean = q.mean();
   r.marginal_sd = q.marginal_variances().cwiseSqrt();
+  if (q.dim() <= small_problem_parameters) r.covariance = q.covariance();
   vi::Rng prng(detail::measuring_seed(s.seed, 3));
   const detail::TestMetrics t = detail::test_metrics(s, q, s.final_predictive_samples, prng, false);
   r.test_log_likelihood = t.log_likelihood;
@@ -340,6 +341,7 @@ inline MethodRecord run_map_laplace(const ProblemSetup& s, const vi::MapOptions&
   r.log_evidence = la.log_marginal_likelihood;
   r.mean = la.posterior.mean();
   r.marginal_sd = la.posterior.marginal_stddevs();
+  if (la.posterior.dim() <= small_problem_parameters) r.covariance = la.posterior.covariance();
   vi::Rng prng(detail::measuring_seed(s.seed, 3));
   const detail::TestMetrics t =
       detail::test_metrics(s, la.posterior, s.final_predictive_samples, prng, true);

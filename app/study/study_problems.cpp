@@ -7,11 +7,15 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <app/study/fit_health.hpp>
+#include <app/study/gaussian_kl.hpp>
 #include <app/study/hmc_reference.hpp>
 #include <app/study/hmc_scores.hpp>
+#include <app/study/logistic_vi_optimum.hpp>
 #include <app/study/method_suites.hpp>
+#include <app/study/sample_size_study.hpp>
 #include <app/study/study_problems.hpp>
 #include <fmt/format.h>
 
@@ -76,6 +80,18 @@ void add_hmc_reference(const ProblemSetup& s, const HmcBudget& budget, ProblemRe
   for (MethodRecord& m : r.methods)
     if (m.at_points && m.marginal_sd.size() == r.parameters)
       m.hmc_scores = score_against_hmc(m, *r.hmc);
+}
+
+// A linear model's Gaussian VI optimum in the record, each method's KL(q ‖ q*) from it (the
+// noisy K-FAC finding, study_verdicts.cpp), and the refits of VON and VOGN with S = 1, 4, 16, 64
+// samples against it (sample_size_study.hpp).
+void add_vi_optimum(const ProblemSetup& s, GaussianOptimum optimum, ProblemRecord& r) {
+  for (MethodRecord& m : r.methods)
+    if (m.covariance.rows() == r.parameters && m.mean.allFinite() && m.covariance.allFinite() &&
+        m.covariance.llt().info() == Eigen::Success)
+      m.kl_from_vi_optimum = gaussian_kl(m.mean, m.covariance, optimum.mean, optimum.covariance);
+  r.sample_size = run_sample_size_study(s, optimum);
+  r.vi_optimum = std::move(optimum);
 }
 
 // A problem's setup with the study-wide settings: the seed every method starts from, the
@@ -246,6 +262,13 @@ ProblemRecord bayesian_linear_regression(const StudySettings& st) {
   r.targets = p.targets;
   r.noise_precision = p.noise_precision;
   run_suites(s, r);
+  GaussianOptimum optimum;
+  optimum.how = "closed form: the exact posterior N(μ, Λ⁻¹); mean field: μ with sd 1/√Λⱼⱼ";
+  optimum.mean = p.posterior_mean;
+  optimum.covariance = p.posterior_covariance;
+  optimum.mean_field_mean = p.posterior_mean;
+  optimum.mean_field_sd = p.posterior_precision.diagonal().cwiseInverse().cwiseSqrt();
+  add_vi_optimum(s, std::move(optimum), r);
   return r;
 }
 
@@ -323,6 +346,7 @@ ProblemRecord logistic_regression_2d(const StudySettings& st) {
   r.design = s.logistic_design;
   r.targets = p.labels;
   run_suites(s, r);
+  add_vi_optimum(s, logistic_gaussian_optimum(s.logistic_design, p.labels, s.prior_precision), r);
   return r;
 }
 

@@ -110,6 +110,38 @@ struct MethodRecord {
   // Gaussian included), and the method's scores against the HMC reference (hmc_reference.hpp).
   std::optional<GridPredictive> at_points;
   std::optional<HmcScores> hmc_scores;
+  // The final q's full covariance on the small problems (P ≤ small_problem_parameters; empty
+  // elsewhere), and its KL(q ‖ q*) from the run's full-covariance VI optimum where the run has
+  // one (ProblemRecord::vi_optimum).
+  Eigen::MatrixXd covariance;
+  std::optional<double> kl_from_vi_optimum;
+};
+
+// Problems with at most this many parameters keep each method's full covariance (the linear
+// models: the conjugate problem, P = 4, and the 2-D logistic regression, P = 2).
+inline constexpr Eigen::Index small_problem_parameters = 16;
+
+// The Gaussian VI optimum of a linear model: the full-covariance q* = argmax ELBO (on the
+// conjugate problem the exact posterior) and the mean-field one (diagonal covariance; on the
+// conjugate problem the exact means with sd 1/√Λⱼⱼ). The reference of the Monte-Carlo findings.
+struct GaussianOptimum {
+  std::string how;  // how it was computed, for the report
+  Eigen::VectorXd mean;
+  Eigen::MatrixXd covariance;
+  Eigen::VectorXd mean_field_mean, mean_field_sd;
+};
+
+// One method's Monte-Carlo error at its fixed point for each number S of samples per step
+// (sample_size_study.hpp): the same problem, loop and step sizes, S changed alone.
+struct SampleSizeRun {
+  std::string method;        // "von" (against the full optimum) or "vogn_ggn" (the mean-field one)
+  std::vector<int> samples;  // S
+  // √(mean of KL(q_t ‖ q*) over the iterations t of the last half of the run), per S; NaN for a
+  // fit that did not finish.
+  std::vector<double> error;
+  std::vector<std::string> status;  // vi::FitStatus of each fit, as text
+  std::int64_t from_iteration = 0;  // the first iteration averaged over
+  double slope = 0.0;  // least-squares slope of log(error) on log(S); −½ for error ∝ 1/√S
 };
 
 // An exact posterior to compare the methods with: closed form (Bayesian linear regression) or
@@ -175,6 +207,10 @@ struct ProblemRecord {
   std::string hmc_absent;
   Eigen::MatrixXd evaluation_points;
   std::string evaluation_points_what;
+  // The linear models' Gaussian VI optimum (empty elsewhere) and the Monte-Carlo error of VON
+  // and diagonal VOGN at their fixed points against it, for S = 1, 4, 16, 64.
+  std::optional<GaussianOptimum> vi_optimum;
+  std::vector<SampleSizeRun> sample_size;
 };
 
 }  // namespace ngvi::app::study
