@@ -103,6 +103,13 @@ plot::LinePlot history_plot(const ProblemRecord& p, const std::string& x, const 
   return lp;
 }
 
+// The problem's title without its parenthesis or its clause after a comma ("Bayesian linear
+// regression (conjugate: …)" → "Bayesian linear regression"), so that a plot's title fits above
+// it beside the legend.
+std::string plot_title(const ProblemRecord& p) {
+  return p.title.substr(0, std::min(p.title.find(" ("), p.title.find(",")));
+}
+
 // How the problem's ELBOs were computed, for captions.
 std::string elbo_how(const ProblemRecord& p) { return "ELBO (" + p.elbo_how + ")"; }
 
@@ -139,23 +146,24 @@ void convergence_figures(const ProblemRecord& p, Builder& b) {
   const std::string metric = "test_log_likelihood";
   const std::string coincide = coincidence_note(p);
   b.add(p.name + "_elbo_iterations",
-        history_plot(p, "iteration", "elbo", p.title + ": ELBO", "iteration", "ELBO (nats)", true),
+        history_plot(p, "iteration", "elbo", plot_title(p) + ": ELBO", "iteration", "ELBO (nats)",
+                     true),
         elbo_how(p) +
             " against iterations; MAP is a point mass (ELBO −∞) and is not drawn. A fit marked "
             "poor or diverged is clipped to the healthy curves' range." +
             coincide);
   b.add(p.name + "_elbo_seconds",
-        history_plot(p, "seconds", "elbo", p.title + ": ELBO against time", "seconds of fitting",
-                     "ELBO (nats)", true),
+        history_plot(p, "seconds", "elbo", plot_title(p) + ": ELBO against time",
+                     "seconds of fitting", "ELBO (nats)", true),
         "ELBO against the wall time of the steps (history evaluation excluded).");
   b.add(p.name + "_test_ll_iterations",
-        history_plot(p, "iteration", metric, p.title + ": test log-likelihood", "iteration",
+        history_plot(p, "iteration", metric, plot_title(p) + ": test log-likelihood", "iteration",
                      "test log-likelihood (nats per example)", false),
         "Test log-likelihood of the Monte-Carlo predictive (a few draws per row) against "
         "iterations; MAP's is the plug-in predictive of its point estimate." +
             coincide);
   b.add(p.name + "_test_ll_seconds",
-        history_plot(p, "seconds", metric, p.title + ": test log-likelihood against time",
+        history_plot(p, "seconds", metric, plot_title(p) + ": test log-likelihood against time",
                      "seconds of fitting", "test log-likelihood (nats per example)", false),
         "Test log-likelihood against the wall time of the steps.");
 }
@@ -169,7 +177,7 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
   const char* labels[] = {"GGN", "empirical Fisher", "MC Fisher (16 draws)", "K-FAC (expected)"};
   const char* colors[] = {"#d62728", "#ff9896", "#9467bd", "#e377c2"};
   plot::LinePlot err;
-  err.axes = {p.title + ": curvature approximations vs the exact Hessian (MAP run)",
+  err.axes = {plot_title(p) + ": curvature approximations vs the exact Hessian (MAP run)",
               "iteration",
               "‖A − H‖_F / ‖H‖_F",
               false,
@@ -184,13 +192,25 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
     }
     err.series.push_back(std::move(s));
   }
+  std::string exact;
+  for (std::size_t a = 0; a < names.size(); ++a) {
+    double worst = 0.0;
+    for (const ApproximationPoint& q : map->approximations)
+      worst = std::max(worst, q.relative_error[a]);
+    if (worst <= exact_curvature_tolerance)
+      exact += fmt::format("{}{} (at most {:.1e})", exact.empty() ? "" : ", ", labels[a], worst);
+  }
   b.add(p.name + "_approximation_error", err,
         "Relative Frobenius error of each approximation of the Hessian of Σᵢℓᵢ, at the MAP "
-        "iterate of each history row (log scale).");
+        "iterate of each history row (log scale)." +
+            (exact.empty() ? std::string()
+                           : " The curves at the bottom coincide at round-off: " + exact +
+                                 " — for this model the approximation is the Hessian itself "
+                                 "(a model linear in θ, or a GLM)."));
   for (std::size_t k = 0; k < map->spectra.size(); ++k) {
     const Spectra& sp = map->spectra[k];
     plot::LinePlot lp;
-    lp.axes = {fmt::format("{}: spectra at iteration {}", p.title, sp.iteration),
+    lp.axes = {fmt::format("{}: spectra at iteration {}", plot_title(p), sp.iteration),
                "eigenvalue rank (largest first)",
                "eigenvalue",
                false,
@@ -238,14 +258,14 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
 
 void running_curvature_figures(const ProblemRecord& p, Builder& b) {
   plot::LinePlot err, scale;
-  err.axes = {p.title + ": each method's running curvature vs the exact Hessian",
+  err.axes = {plot_title(p) + ": each method's running curvature vs the exact Hessian",
               "iteration",
               "‖diag C − diag H̄‖ / ‖diag H̄‖",
               false,
               true,
               900,
               520};
-  scale.axes = {p.title + ": size of each method's running curvature",
+  scale.axes = {plot_title(p) + ": size of each method's running curvature",
                 "iteration",
                 "Σ diag C / Σ diag H̄",
                 false,
@@ -300,7 +320,7 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
       if (!m.grid) continue;
       const MethodInfo& info = method_info(m.name);
       plot::BandPlot bp;
-      bp.axes = {p.title + ": " + info.label, "x", "y", false, false, 720, 440};
+      bp.axes = {plot_title(p) + ": " + info.label, "x", "y", false, false, 720, 440};
       bp.bands.push_back(
           {info.label, p.grid_x,
            std::vector<double>(m.grid->mean.data(), m.grid->mean.data() + m.grid->mean.size()),
@@ -341,7 +361,8 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
     const MethodInfo& info = method_info(m.name);
     auto heat = [&](const Eigen::MatrixXd& v, const std::string& what, double lo, double hi) {
       plot::Heatmap h;
-      h.axes = {p.title + ": " + info.label + ", " + what, "x₁", "x₂", false, false, 900, 480};
+      h.axes = {
+          plot_title(p) + ": " + info.label + ", " + what, "x₁", "x₂", false, false, 900, 480};
       h.value_label = what;
       h.x = p.grid_x;
       h.y = p.grid_y;
@@ -373,14 +394,14 @@ void test_predictive_figures(const ProblemRecord& p, Builder& b) {
   const Eigen::VectorXd& y = p.test_targets;
   const std::vector<double> targets(y.data(), y.data() + y.size());
   plot::LinePlot scatter, coverage;
-  scatter.axes = {p.title + ": predictive mean against the test target",
+  scatter.axes = {plot_title(p) + ": predictive mean against the test target",
                   "test target y",
                   "predictive mean E[y]",
                   false,
                   false,
                   900,
                   620};
-  coverage.axes = {p.title + ": coverage of the central predictive intervals",
+  coverage.axes = {plot_title(p) + ": coverage of the central predictive intervals",
                    "nominal level of the central interval",
                    "fraction of test targets inside",
                    false,
@@ -416,17 +437,18 @@ void test_predictive_figures(const ProblemRecord& p, Builder& b) {
       {"mean = target", {*lo, *hi}, {*lo, *hi}, plot::Style::lines, "#000000"});
   coverage.series.push_back(
       {"calibrated (coverage = level)", {0.0, 1.0}, {0.0, 1.0}, plot::Style::lines, "#000000"});
+  const std::string coincide = coincidence_note(p);
   b.add(p.name + "_predictive_vs_target", scatter,
         fmt::format("Predictive mean against the target at each of the {} test examples (original "
                     "units), full and diagonal VON and VOGN (GGN), Bayes-by-backprop and MAP + "
-                    "Laplace (GLM predictive); on the black line the mean is the target.",
-                    y.size()));
+                    "Laplace (GLM predictive); on the black line the mean is the target.{}",
+                    y.size(), coincide));
   b.add(p.name + "_coverage", coverage,
         "Coverage: the fraction of test targets inside each method's central predictive interval "
         "mean ± z·sd (the predictive taken as Gaussian with its mean and sd), against the "
         "interval's nominal level; a calibrated predictive lies on the black diagonal, an "
         "overconfident one below it. At the 95% level: " +
-            at_95 + ".");
+            at_95 + "." + coincide);
 }
 
 void marginal_figures(const ProblemRecord& p, Builder& b) {
@@ -437,7 +459,7 @@ void marginal_figures(const ProblemRecord& p, Builder& b) {
     const std::string name =
         j < p.parameter_names.size() ? p.parameter_names[j] : fmt::format("θ{}", j);
     plot::LinePlot lp;
-    lp.axes = {p.title + ": marginal of " + name, name, "density", false, false, 900, 480};
+    lp.axes = {plot_title(p) + ": marginal of " + name, name, "density", false, false, 900, 480};
     lp.series.push_back(
         {"exact", std::vector<double>(x.data(), x.data() + x.size()),
          std::vector<double>(ref.marginal_density[j].data(),
@@ -749,12 +771,19 @@ report::Item problem_summary(const ProblemSeeds& ps, const std::vector<StudyVerd
       text += sentence + " ";
     }
   }
+  std::string uses, names;
   for (const char* m : {"von", "von_diagonal"}) {
     bool present = false;
     for (const MethodRecord& x : p.methods) present = present || x.name == m;
-    if (present)
-      text += "VON's remedy for an indefinite Hessian: " + describe(remedy_use(ps, m)) + ". ";
+    if (!present) continue;
+    const RemedyUse u = remedy_use(ps, m);
+    uses += (uses.empty() ? "" : "; ") + describe(u);
+    for (const std::string& r : u.remedies)
+      if (names.find(r) == std::string::npos) names += (names.empty() ? "" : ", ") + r;
   }
+  if (!uses.empty())
+    text += "VON's remedy for an indefinite Hessian" + (names.empty() ? "" : " (" + names + ")") +
+            " fired on: " + uses + ". ";
   text += "Verdicts: " + tally(verdicts, p.name) + ".";
   return {text, "→ section", problem_id(p.name)};
 }
@@ -763,27 +792,35 @@ report::Item problem_summary(const ProblemSeeds& ps, const std::vector<StudyVerd
 // numbers (study_summary.hpp), with links to the problems' sections where the verdicts stand.
 report::Section summary_section(const StudyRun& run) {
   report::Section s{"Summary: VON against VOGN", {}, "summary"};
-  // The one-line answer: how the paired comparisons of the test log-likelihood came out.
-  std::map<std::string, std::map<std::string, int>> words;  // pair → verdict word → problems
+  // The short answer: for each pair and number, the problems each verdict word came out on.
+  std::map<std::string, std::map<SummaryStatistic, std::map<std::string, std::string>>> words;
   for (const ProblemSeeds& ps : run.problems)
-    for (const PairedDifference& d : von_vogn_comparisons(ps))
-      if (d.statistic == SummaryStatistic::test_log_likelihood)
-        words[d.a == "von" ? "full" : "diagonal"][d.verdict()] += 1;
+    for (const PairedDifference& d : von_vogn_comparisons(ps)) {
+      std::string& problems = words[d.a][d.statistic][d.verdict()];
+      problems += (problems.empty() ? "" : ", ") + d.problem;
+    }
   std::string answer;
-  for (const char* pair : {"full", "diagonal"}) {
+  for (const char* pair : {"von", "von_diagonal"}) {
     if (!words.contains(pair)) continue;
-    std::string counts;
-    for (const auto& [word, n] : words[pair])
-      counts += (counts.empty() ? "" : ", ") + fmt::format("{} on {}", word, n);
-    answer += fmt::format(" {} VON against {} VOGN (GGN): {}.",
-                          pair == std::string("full") ? "Full" : "Diagonal", pair, counts);
+    const bool full = pair == std::string("von");
+    answer += fmt::format(" {} VON against {} VOGN (GGN) —", full ? "Full" : "Diagonal",
+                          full ? "full" : "diagonal");
+    std::string per_statistic;
+    for (const auto& [statistic, by_word] : words[pair]) {
+      std::string counts;
+      for (const auto& [word, problems] : by_word)
+        counts += (counts.empty() ? "" : "; ") + fmt::format("{} on {}", word, problems);
+      per_statistic += fmt::format("{} {}: {}", per_statistic.empty() ? "" : ".",
+                                   summary_statistic_text(statistic), counts);
+    }
+    answer += per_statistic + ".";
   }
   s.blocks.push_back(report::Paragraph{fmt::format(
-      "Test log-likelihood, VON − VOGN paired by seed (same data, initial weights and draws), "
-      "decided by whether the 95% t-interval of the mean difference over the seeds excludes 0, "
-      "counted over the problems:{} A seed is left out of a comparison when either fit is poor or "
-      "diverged, and of a comparison against HMC when its reference did not converge. Per "
-      "problem:",
+      "VON − VOGN paired by seed (same data, initial weights and draws), like with like, each "
+      "decided by whether the 95% t-interval of the mean difference over the seeds excludes 0; "
+      "per number, the problems each answer came out on.{} A seed is left out of a comparison "
+      "when either fit is poor or diverged, and of a comparison against HMC when its reference "
+      "did not converge. Per problem:",
       answer)});
   report::List items;
   for (const ProblemSeeds& ps : run.problems)
@@ -818,8 +855,13 @@ report::Section failures_section(const StudyRun& run) {
         const MethodRecord& m = ps.runs[k].methods[i];
         if (m.health == "ok") continue;
         ++n;
-        bad += fmt::format("{}seed {} {} ({})", bad.empty() ? "" : "; ", ps.seeds[k], m.health,
-                           m.health_reason);
+        const std::string why =
+            m.health == "poor"
+                ? fmt::format("test log-likelihood {:.4g} < the no-skill {:.4g}",
+                              m.test_log_likelihood, ps.runs[k].no_skill_log_likelihood)
+                : m.health_reason;
+        bad +=
+            fmt::format("{}seed {} {} ({})", bad.empty() ? "" : "; ", ps.seeds[k], m.health, why);
       }
       if (n > 0)
         items.items.push_back(
@@ -865,9 +907,9 @@ report::Section checks_section(const StudyRun& run) {
           {fmt::format("FAILED: {}: {}.", v.problem, v.claim), "→ the check", verdict_id(i)});
   }
   const std::string what = fmt::format(
-      "{} sanity check{} — identities that hold by construction (the GGN of a model linear in θ is "
-      "its Hessian, VON's fixed point on the conjugate problem is the exact posterior){}",
-      checks, checks == 1 ? "" : "s", run.seeds.size() > 1 ? ", required on every seed" : "");
+      "{} sanity check{} (identities that hold by construction: the GGN of a model linear in θ "
+      "is its Hessian, VON's fixed point on the conjugate problem is the exact posterior{})",
+      checks, checks == 1 ? "" : "s", run.seeds.size() > 1 ? "; required on every seed" : "");
   if (failed.items.empty()) {
     s.blocks.push_back(report::Paragraph{
         fmt::format("All {} passed; each stands in its problem's section.", what)});

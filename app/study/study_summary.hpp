@@ -58,14 +58,14 @@ inline constexpr double summary_same_tolerance = 1e-9;
 struct PairedDifference {
   std::string problem;  // the problem's key
   SummaryStatistic statistic = SummaryStatistic::test_log_likelihood;
-  std::string a, b;                        // method keys: a VON variant, then its VOGN match
-  std::vector<std::uint64_t> seeds;        // the seeds compared, in seed order
-  std::vector<double> differences;         // a − b on each of them
-  std::vector<std::string> left_out;       // "seed 2 (VOGN (GGN) poor)", per seed left out
-  SeedInterval interval;                   // of the differences (n = 0: nothing compared)
-  int a_ahead = 0;                         // seeds with a − b > 0
-  bool same = false;                       // within summary_same_tolerance on every seed compared
-  int seeds_total = 0;                     // seeds of the run
+  std::string a, b;                   // method keys: a VON variant, then its VOGN match
+  std::vector<std::uint64_t> seeds;   // the seeds compared, in seed order
+  std::vector<double> differences;    // a − b on each of them
+  std::vector<std::string> left_out;  // "seed 2 (VOGN (GGN) poor)", per seed left out
+  SeedInterval interval;              // of the differences (n = 0: nothing compared)
+  int a_ahead = 0;                    // seeds with a − b > 0
+  bool same = false;                  // within summary_same_tolerance on every seed compared
+  int seeds_total = 0;                // seeds of the run
 
   // "VON higher", "VOGN higher", "no difference the seeds can resolve", "the same on every seed"
   // or "not compared" (no seed left), by the rule at the top of the file.
@@ -122,15 +122,14 @@ inline PairedDifference paired_difference(const ProblemSeeds& ps, const std::str
     const MethodRecord* mb = detail::find_method(r, b);
     if (!ma || !mb)
       throw std::invalid_argument(fmt::format(
-          "ngvi::app::study::paired_difference: problem '{}' (seed {}) has no method '{}'",
-          r.name, ps.seeds[k], ma ? b : a));
+          "ngvi::app::study::paired_difference: problem '{}' (seed {}) has no method '{}'", r.name,
+          ps.seeds[k], ma ? b : a));
     std::string why;
     for (const MethodRecord* m : {ma, mb})
       if (m->health != "ok")
         why += (why.empty() ? "" : ", ") + method_info(m->name).label + " " + m->health;
     if (why.empty() && s == SummaryStatistic::hmc_sd_log_ratio && !(r.hmc && r.hmc->converged))
-      why = r.hmc ? fmt::format("HMC not converged, max R-hat {:.3f}", r.hmc->max_rhat)
-                  : std::string("no HMC reference");
+      why = r.hmc ? "HMC not converged" : "no HMC reference";
     const double va = detail::summary_number(*ma, s), vb = detail::summary_number(*mb, s);
     if (why.empty() && !(std::isfinite(va) && std::isfinite(vb))) why = "a number not finite";
     if (!why.empty()) {
@@ -190,8 +189,7 @@ inline std::string describe(const PairedDifference& d) {
   }
   if (!d.left_out.empty()) {
     s += "; left out: ";
-    for (std::size_t i = 0; i < d.left_out.size(); ++i)
-      s += (i == 0 ? "" : ", ") + d.left_out[i];
+    for (std::size_t i = 0; i < d.left_out.size(); ++i) s += (i == 0 ? "" : ", ") + d.left_out[i];
   }
   return s + ".";
 }
@@ -211,9 +209,10 @@ inline std::string why_the_same(const ProblemRecord& p, bool diagonal) {
       cosine = std::min(cosine, q.diagonal_cosine.front());
     }
     if (error <= 1e-10)
-      return fmt::format("the GGN is this model's Hessian (relative error at most {:.1e} along the "
-                         "MAP run)",
-                         error);
+      return fmt::format(
+          "the GGN is this model's Hessian (relative error at most {:.1e} along the "
+          "MAP run)",
+          error);
     if (diagonal && cosine >= 1.0 - 1e-12)
       return "the Hessian's diagonal is the GGN's here (the cosine of the two diagonals is 1 to "
              "within 1e-12 along the MAP run: a ReLU network is piecewise linear in each single "
@@ -224,10 +223,10 @@ inline std::string why_the_same(const ProblemRecord& p, bool diagonal) {
 
 // How often a method's remedies for an indefinite Hessian fired, over the seeds.
 struct RemedyUse {
-  std::string method;            // key
-  std::int64_t fired = 0;        // steps on which some remedy fired, summed over the seeds
-  std::int64_t steps = 0;        // steps, summed over the seeds
-  std::int64_t seeds_every = 0;  // seeds on which a remedy fired on every step
+  std::string method;                 // key
+  std::int64_t fired = 0;             // steps on which some remedy fired, summed over the seeds
+  std::int64_t steps = 0;             // steps, summed over the seeds
+  std::int64_t seeds_every = 0;       // seeds on which a remedy fired on every step
   std::vector<std::string> remedies;  // the remedies' names that fired
   int seeds = 0;
 };
@@ -257,18 +256,14 @@ inline RemedyUse remedy_use(const ProblemSeeds& ps, const std::string& method) {
   return u;
 }
 
-// E.g. "VON (full)'s remedy (von: negative Hessian eigenvalues clipped) fired on 10000 of its
-// 10000 steps (100%; on every step on 5 of 5 seeds)".
+// E.g. "VON (full) 10000 of 10000 steps over 5 seeds (100.0%; every step on 5 of 5 seeds)",
+// or "VON (full) never, in 600 steps over 3 seeds".
 inline std::string describe(const RemedyUse& u) {
   const std::string label = method_info(u.method).label;
   if (u.fired == 0)
-    return fmt::format("{}'s remedy never fired in its {} steps over {} seeds", label, u.steps,
-                       u.seeds);
-  std::string names;
-  for (const std::string& r : u.remedies) names += (names.empty() ? "" : "; ") + r;
-  return fmt::format("{}'s remedy ({}) fired on {} of its {} steps over {} seeds ({:.1f}%; on "
-                     "every step on {} of {} seeds)",
-                     label, names, u.fired, u.steps, u.seeds,
+    return fmt::format("{} never, in {} steps over {} seeds", label, u.steps, u.seeds);
+  return fmt::format("{} {} of {} steps over {} seeds ({:.1f}%; every step on {} of {} seeds)",
+                     label, u.fired, u.steps, u.seeds,
                      100.0 * static_cast<double>(u.fired) / static_cast<double>(u.steps),
                      u.seeds_every, u.seeds);
 }

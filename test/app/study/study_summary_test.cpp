@@ -74,7 +74,8 @@ BOOST_AUTO_TEST_CASE(paired_test_log_likelihood_over_healthy_seeds) {
   const study::PairedDifference full = study::paired_difference(
       ps, "von", "vogn_full_ggn", study::SummaryStatistic::test_log_likelihood);
   const double sd = std::sqrt(0.036875 / 3.0), half = t_975_3 * sd / 2.0;
-  BOOST_TEST(full.seeds == (std::vector<std::uint64_t>{7, 8, 9, 10}), boost::test_tools::per_element());
+  BOOST_TEST(full.seeds == (std::vector<std::uint64_t>{7, 8, 9, 10}),
+             boost::test_tools::per_element());
   BOOST_TEST(full.left_out.empty());
   BOOST_TEST(near(full.interval.mean, 0.2375));
   BOOST_TEST(near(full.interval.sd, sd));
@@ -93,7 +94,8 @@ BOOST_AUTO_TEST_CASE(paired_test_log_likelihood_over_healthy_seeds) {
   const study::PairedDifference diag = study::paired_difference(
       ps, "von_diagonal", "vogn_ggn", study::SummaryStatistic::test_log_likelihood);
   const double sd_d = std::sqrt(0.14 / 3.0 / 2.0), half_d = t_975_2 * sd_d / std::sqrt(3.0);
-  BOOST_TEST(diag.seeds == (std::vector<std::uint64_t>{7, 9, 10}), boost::test_tools::per_element());
+  BOOST_TEST(diag.seeds == (std::vector<std::uint64_t>{7, 9, 10}),
+             boost::test_tools::per_element());
   BOOST_TEST(diag.left_out == (std::vector<std::string>{"seed 8 (VON (diagonal) poor)"}),
              boost::test_tools::per_element());
   BOOST_TEST(near(diag.interval.mean, -0.2 / 3.0));
@@ -113,7 +115,7 @@ BOOST_AUTO_TEST_CASE(hmc_score_only_on_converged_references) {
       ps, "von", "vogn_full_ggn", study::SummaryStatistic::hmc_sd_log_ratio);
   const double half = t_975_2 * 0.05 / std::sqrt(3.0);
   BOOST_TEST(d.seeds == (std::vector<std::uint64_t>{7, 8, 10}), boost::test_tools::per_element());
-  BOOST_TEST(d.left_out == (std::vector<std::string>{"seed 9 (HMC not converged, max R-hat 1.050)"}),
+  BOOST_TEST(d.left_out == (std::vector<std::string>{"seed 9 (HMC not converged)"}),
              boost::test_tools::per_element());
   BOOST_TEST(near(d.interval.mean, -0.15));
   BOOST_TEST(near(d.interval.sd, 0.05));
@@ -126,9 +128,9 @@ BOOST_AUTO_TEST_CASE(hmc_score_only_on_converged_references) {
   BOOST_TEST(none.seeds.empty());
   BOOST_TEST(none.left_out.size() == 4u);
   BOOST_TEST(none.verdict() == "not compared");
-  BOOST_CHECK_THROW(study::paired_difference(ps, "von", "ivon",
-                                             study::SummaryStatistic::test_log_likelihood),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      study::paired_difference(ps, "von", "ivon", study::SummaryStatistic::test_log_likelihood),
+      std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(comparisons_the_problem_allows) {
@@ -160,7 +162,8 @@ BOOST_AUTO_TEST_CASE(comparisons_the_problem_allows) {
   study::MethodRecord map = method("map_laplace", -1.0);
   map.approximations.push_back({10, 0.0, 1.0, 0, {1e-16, 0.5, 0.5, 0.5}, {1.0, 0.9, 0.9, 0.9}});
   linear.runs[0].methods.push_back(map);
-  BOOST_TEST(study::why_the_same(linear.base(), false).find("the GGN is this model's Hessian") == 0u);
+  BOOST_TEST(study::why_the_same(linear.base(), false).find("the GGN is this model's Hessian") ==
+             0u);
   linear.runs[0].methods.back().approximations[0].relative_error[0] = 0.1;
   BOOST_TEST(study::why_the_same(linear.base(), false).empty());
   BOOST_TEST(study::why_the_same(linear.base(), true).find("the Hessian's diagonal is the GGN's") ==
@@ -177,11 +180,11 @@ BOOST_AUTO_TEST_CASE(remedy_counts_over_seeds) {
   BOOST_TEST(u.steps == 400);
   BOOST_TEST(u.seeds_every == 3);
   BOOST_TEST(u.seeds == 4);
+  BOOST_TEST(u.remedies == (std::vector<std::string>{"clip"}), boost::test_tools::per_element());
   BOOST_TEST(study::describe(u) ==
-             "VON (full)'s remedy (clip) fired on 360 of its 400 steps over 4 seeds (90.0%; on "
-             "every step on 3 of 4 seeds)");
+             "VON (full) 360 of 400 steps over 4 seeds (90.0%; every step on 3 of 4 seeds)");
   BOOST_TEST(study::describe(study::remedy_use(ps, "von_diagonal")) ==
-             "VON (diagonal)'s remedy never fired in its 400 steps over 4 seeds");
+             "VON (diagonal) never, in 400 steps over 4 seeds");
   BOOST_CHECK_THROW(study::remedy_use(ps, "ivon"), std::invalid_argument);
 }
 
