@@ -810,8 +810,10 @@ report::Section summary_section(const StudyRun& run) {
       std::string counts;
       for (const auto& [word, problems] : by_word)
         counts += (counts.empty() ? "" : "; ") + fmt::format("{} on {}", word, problems);
-      per_statistic += fmt::format("{} {}: {}", per_statistic.empty() ? "" : ".",
-                                   summary_statistic_text(statistic), counts);
+      std::string what = summary_statistic_text(statistic);
+      if (!per_statistic.empty())
+        what.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(what.front())));
+      per_statistic += fmt::format("{} {}: {}", per_statistic.empty() ? "" : ".", what, counts);
     }
     answer += per_statistic + ".";
   }
