@@ -56,6 +56,8 @@ void run_suites(const ProblemSetup& s, ProblemRecord& r) {
                : s.exact_elbo()
                    ? "exact: E_q[ℓᵢ] by one-dimensional quadrature of fᵢ = φᵢᵀθ ~ N(mᵢ, vᵢ)"
                    : fmt::format("Monte Carlo, {} draws", s.loop.elbo_samples);
+  r.test_inputs = s.test->data().X;
+  r.test_targets = s.targets.inverse_transform(s.test->data().Y).col(0);
   r.methods = run_natural_gradient_methods(s);
   for (MethodRecord& b : run_baseline_methods(s)) r.methods.push_back(std::move(b));
   r.no_skill_log_likelihood =
@@ -147,6 +149,7 @@ ProblemRecord regression_1d_gap(const StudySettings& st) {
                                              static_cast<Eigen::Index>(r.grid_x.size()));
   r.train_inputs = p.model.data().X;
   r.train_targets = p.model.data().Y;
+  for (const double x : r.grid_x) r.grid_truth.push_back(std::sin(2.0 * x));
   // Nine points across the gap, where Foong et al. 2019 look for in-between uncertainty.
   s.evaluation_points = Eigen::VectorXd::LinSpaced(9, -0.4, 0.4);
   r.evaluation_points_what = "9 points x = −0.4, −0.3, …, 0.4 inside the gap (−0.5, 0.5)";

@@ -115,6 +115,9 @@ struct MethodRecord {
   // one (ProblemRecord::vi_optimum).
   Eigen::MatrixXd covariance;
   std::optional<double> kl_from_vi_optimum;
+  // A regression's final predictive at each test example, in original units: mean and sd of y
+  // (the report's predictive-against-target and coverage plots); empty for a classification.
+  std::optional<GridPredictive> test_predictive;
 };
 
 // Problems with at most this many parameters keep each method's full covariance (the linear
@@ -185,7 +188,13 @@ struct ProblemRecord {
   std::vector<std::string> parameter_names;     // small problems only (the marginal plots)
   std::vector<MethodRecord> methods;            // in the catalog's order
   Eigen::MatrixXd train_inputs, train_targets;  // for the predictive plots
-  std::vector<double> grid_x, grid_y;           // the plotting grid's axes (1-D: grid_y empty)
+  // The test examples for the plots: inputs as the model sees them, targets in original units.
+  Eigen::MatrixXd test_inputs;
+  Eigen::VectorXd test_targets;
+  // The noise-free function on grid_x where the problem knows it (the gap problem's sin 2x);
+  // empty otherwise.
+  std::vector<double> grid_truth;
+  std::vector<double> grid_x, grid_y;  // the plotting grid's axes (1-D: grid_y empty)
   std::optional<ReferencePosterior> reference;
   // The no-skill predictive's test log-likelihood, the line below which a fit is poor
   // (fit_health.hpp).
