@@ -160,6 +160,9 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
         {"mean_leapfrog_steps", h.mean_leapfrog_steps},
         {"max_tree_depth_hits", h.max_tree_depth_hits},
         {"converged", h.converged},
+        {"max_rhat_points", h.max_rhat_points},
+        {"min_ess_bulk_points", h.min_ess_bulk_points},
+        {"converged_points", h.converged_points},
         {"mean", vec(h.mean)},
         {"sd", vec(h.sd)},
         {"test_log_likelihood", h.test_log_likelihood},
@@ -221,13 +224,15 @@ json summary_json(const ProblemSeeds& ps) {
 // test metrics; null when the problem has none.
 json hmc_summary_json(const ProblemSeeds& ps) {
   if (!ps.base().hmc) return nullptr;
-  std::vector<double> rhat, bulk, tail, div, eps, ll, rmse, accuracy;
-  int converged = 0;
+  std::vector<double> rhat, rhat_points, bulk, tail, div, eps, ll, rmse, accuracy;
+  int converged = 0, converged_points = 0;
   for (const ProblemRecord& r : ps.runs) {
     if (!r.hmc) continue;
     const HmcReference& h = *r.hmc;
     converged += h.converged ? 1 : 0;
+    converged_points += h.converged_points ? 1 : 0;
     rhat.push_back(h.max_rhat);
+    rhat_points.push_back(h.max_rhat_points);
     bulk.push_back(h.min_ess_bulk);
     tail.push_back(h.min_ess_tail);
     div.push_back(static_cast<double>(h.divergences));
@@ -238,7 +243,9 @@ json hmc_summary_json(const ProblemSeeds& ps) {
   }
   return {{"seeds", rhat.size()},
           {"seeds_converged", converged},
+          {"seeds_converged_points", converged_points},
           {"max_rhat", mean_sd_json(rhat)},
+          {"max_rhat_points", mean_sd_json(rhat_points)},
           {"min_ess_bulk", mean_sd_json(bulk)},
           {"min_ess_tail", mean_sd_json(tail)},
           {"divergences", mean_sd_json(div)},

@@ -158,7 +158,9 @@ struct ReferencePosterior {
 
 // The HMC (NUTS) reference posterior of a network problem: draws from p(θ | D) by vi::hmc
 // (inference/hmc.hpp), every chain started at the MAP, with Stan's diagnostics. `converged`
-// is max R-hat ≤ hmc_rhat_threshold; no finding rests on a reference that is not.
+// is max R-hat over the parameters ≤ hmc_rhat_threshold, `converged_points` the same over the
+// function values at the evaluation points; a finding about the parameters' posterior rests
+// only on the first, one about the predictive at the points only on the second.
 struct HmcReference {
   std::string how;  // the sampler's settings in words, for the report
   int chains = 0, warmup = 0, draws = 0, max_tree_depth = 0;
@@ -167,8 +169,16 @@ struct HmcReference {
   double step_size = 0.0;            // the chains' adapted ε, averaged
   double mean_leapfrog_steps = 0.0;  // gradients per kept draw, averaged over the chains
   std::int64_t max_tree_depth_hits = 0;
-  double seconds = 0.0;  // wall time of the sampler
-  bool converged = false;
+  double seconds = 0.0;    // wall time of the sampler
+  bool converged = false;  // max_rhat <= hmc_rhat_threshold: the parameters' posterior
+  // The same diagnostics of the function values at the evaluation points (f(x; θ), or
+  // P(y = 1 | x, θ)), one series per point: the largest R-hat, the smallest bulk-ESS, and
+  // whether that R-hat is within the threshold. Unlike the parameters, these do not change under
+  // the network's symmetries (hidden units permuted, a tanh unit's (w, b, v) → (−w, −b, −v)), so
+  // they converge even where the chains move between equivalent modes (hmc_reference.hpp). NaN
+  // (and not converged) without evaluation points.
+  double max_rhat_points = 0.0, min_ess_bulk_points = 0.0;
+  bool converged_points = false;
   Eigen::VectorXd mean, sd;  // pooled draws
   double test_log_likelihood = 0.0, test_rmse = 0.0, test_accuracy = 0.0;
   GridPredictive at_points;  // at ProblemRecord::evaluation_points, over all the pooled draws

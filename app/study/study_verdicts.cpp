@@ -339,18 +339,31 @@ std::string health_note_of(const std::vector<const MethodRecord*>& ms) {
 }
 
 // The findings against the HMC reference (study_verdicts.hpp), with the reference's diagnostics
-// in the evidence and, when it is not converged, the seed marked so that it is left out.
+// in the evidence and, when it is not converged for the quantity the claim is about (the
+// parameters, or the function values at the evaluation points), the seed marked so that it is
+// left out.
 void hmc_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
   if (!p.hmc) return;
   const HmcReference& h = *p.hmc;
   const std::string diagnostics = fmt::format(
-      "HMC reference: max R-hat {:.4g}, min bulk-ESS {:.0f}, min tail-ESS {:.0f}, {} divergences, "
-      "step size {:.3g}",
-      h.max_rhat, h.min_ess_bulk, h.min_ess_tail, h.divergences, h.step_size);
+      "HMC reference: max R-hat {:.4g} over the parameters and {:.4g} over the function values "
+      "at the evaluation points, min bulk-ESS {:.0f} and {:.0f}, min tail-ESS {:.0f}, {} "
+      "divergences, step size {:.3g}",
+      h.max_rhat, h.max_rhat_points, h.min_ess_bulk, h.min_ess_bulk_points, h.min_ess_tail,
+      h.divergences, h.step_size);
+  // A claim about the parameters' marginals needs the parameters' R-hat; one about the
+  // predictive at the evaluation points needs only the function values' (hmc_reference.hpp).
   const std::string unconverged =
       h.converged ? std::string()
                   : fmt::format("its HMC reference is not converged (max R-hat {:.4g} > {})",
                                 h.max_rhat, hmc_rhat_threshold);
+  const std::string unconverged_points =
+      h.converged_points
+          ? std::string()
+          : fmt::format(
+                "its HMC reference is not converged at the evaluation points (max R-hat of the "
+                "function values {:.4g} > {})",
+                h.max_rhat_points, hmc_rhat_threshold);
   const ClaimRule below{0.0, false, hmc_log_ratio_margin};
   {
     std::string listed;
@@ -416,7 +429,7 @@ void hmc_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
           fmt::format("mean log-ratio of the predictive sd of f in the gap against HMC: {}; {}",
                       listed, diagnostics),
           health_note_of(used), foong);
-      v.unconverged_reference = unconverged;
+      v.unconverged_reference = unconverged_points;
       out.push_back(std::move(v));
     }
   }

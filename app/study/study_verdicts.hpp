@@ -32,7 +32,10 @@
 //     (Foong, Li, Hernández-Lobato & Turner 2019): the mean over the points in the gap of
 //     log(predictive sd of f / HMC's), averaged over diagonal VON, diagonal VOGN (GGN) and
 //     Bayes-by-backprop, below 0 by more than hmc_log_ratio_margin;
-//     both are decided only over the seeds whose reference is converged;
+//     both are decided only over the seeds whose reference is converged — the first by the
+//     R-hat of the parameters, the second by the R-hat of the function values at the points
+//     (the chains move between the network's equivalent modes, which changes the parameters'
+//     marginals but not the predictive; hmc_reference.hpp);
 //   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
 //     of iterations (Zhang et al. 2018): decided by the exact ELBOs where the problem has them,
 //     else by the Monte-Carlo ones with elbo_margin_standard_errors standard errors of the
@@ -101,9 +104,10 @@ struct StudyVerdict {
   // The fits the claim rests on that are not healthy (fit_health.hpp), per seed; empty: none.
   std::string health_note;
   // A claim judged against the HMC reference: non-empty when this seed's reference is not
-  // converged (max R-hat > hmc_rhat_threshold), saying so. study_verdicts() leaves such seeds out
-  // of the decision (and says which), so that no finding rests on an unconverged reference; with
-  // none left the finding is inconclusive.
+  // converged for the claim's quantity (max R-hat > hmc_rhat_threshold over the parameters, or
+  // over the function values at the evaluation points), saying so. study_verdicts() leaves such
+  // seeds out of the decision (and says which), so that no finding rests on an unconverged
+  // reference; with none left the finding is inconclusive.
   std::string unconverged_reference;
 
   // "confirmed", "refuted" or "inconclusive" (a check: "confirmed" when it passed).
