@@ -6,8 +6,8 @@
 // recomputed here by hand from the same numbers.
 #include <cmath>
 #include <stdexcept>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <app/study/study_verdicts.hpp>
@@ -79,16 +79,19 @@ BOOST_AUTO_TEST_CASE(approaching_the_hessian_is_judged_on_the_first_and_last_qua
                                {0.6, 0.4, 0.4, 0.40}}));
   const std::vector<study::StudyVerdict> vs = study::seed_verdicts(p);
   const auto& ggn = find(vs, "the GGN approaches the Hessian");
-  NGVI_CHECK_REPORT(verify::compare(ggn.per_seed.at(0), std::log(0.4 / 0.5), few_operations, "GGN"));
+  NGVI_CHECK_REPORT(
+      verify::compare(ggn.per_seed.at(0), std::log(0.4 / 0.5), few_operations, "GGN"));
   BOOST_TEST(ggn.status() == "confirmed");
   const auto& ef = find(vs, "the empirical Fisher approaches the Hessian");
   NGVI_CHECK_REPORT(verify::compare(ef.per_seed.at(0), std::log(0.4 / 0.8), few_operations, "EF"));
   BOOST_TEST(ef.status() == "confirmed");
   const auto& mc = find(vs, "the MC Fisher approaches the Hessian");
-  NGVI_CHECK_REPORT(verify::compare(mc.per_seed.at(0), std::log(0.8 / 0.8), few_operations, "MC Fisher"));
+  NGVI_CHECK_REPORT(
+      verify::compare(mc.per_seed.at(0), std::log(0.8 / 0.8), few_operations, "MC Fisher"));
   BOOST_TEST(mc.status() == "refuted");
   const auto& kfac = find(vs, "the K-FAC approaches the Hessian");
-  NGVI_CHECK_REPORT(verify::compare(kfac.per_seed.at(0), std::log(0.4 / 0.3), few_operations, "K-FAC"));
+  NGVI_CHECK_REPORT(
+      verify::compare(kfac.per_seed.at(0), std::log(0.4 / 0.3), few_operations, "K-FAC"));
   BOOST_TEST(kfac.status() == "refuted");
   BOOST_TEST(to_string(ggn.kind) == std::string("finding"));
 }
@@ -97,10 +100,9 @@ BOOST_AUTO_TEST_CASE(approaching_the_hessian_is_judged_on_the_first_and_last_qua
 // against 0.4) is within the margin of 0.1; against 0.45 it is closer by more than the margin.
 BOOST_AUTO_TEST_CASE(tracking_the_hessian_is_judged_on_the_last_quarter_with_its_margin) {
   const std::vector<double> von = {0.9, 0.8, 0.6, 0.5, 0.4, 0.3, 0.4, 0.1};
-  for (const auto& [ef_late, status] :
-       {std::pair{std::vector<double>{0.2, 0.4}, "inconclusive"},
-        std::pair{std::vector<double>{0.5, 0.4}, "confirmed"},
-        std::pair{std::vector<double>{0.05, 0.05}, "refuted"}}) {
+  for (const auto& [ef_late, status] : {std::pair{std::vector<double>{0.2, 0.4}, "inconclusive"},
+                                        std::pair{std::vector<double>{0.5, 0.4}, "confirmed"},
+                                        std::pair{std::vector<double>{0.05, 0.05}, "refuted"}}) {
     study::ProblemRecord p;
     p.name = "toy";
     p.methods.push_back(diagonal_run("von_diagonal", von));
@@ -109,7 +111,8 @@ BOOST_AUTO_TEST_CASE(tracking_the_hessian_is_judged_on_the_last_quarter_with_its
     p.methods.push_back(diagonal_run("vogn_empirical_fisher", ef));
     const std::vector<study::StudyVerdict> vs = study::seed_verdicts(p);
     const auto& v = find(vs, "VON (diagonal)'s precision tracks the exact Hessian");
-    NGVI_CHECK_REPORT(verify::compare(v.per_seed.at(0), 0.5 * (ef_late[0] + ef_late[1]) - 0.25, few_operations, "EF − VON"));
+    NGVI_CHECK_REPORT(verify::compare(v.per_seed.at(0), 0.5 * (ef_late[0] + ef_late[1]) - 0.25,
+                                      few_operations, "EF − VON"));
     BOOST_TEST(v.rule.margin == study::tracking_margin);
     BOOST_TEST(v.status() == status);
   }
