@@ -928,19 +928,28 @@ report::Section failures_section(const StudyRun& run) {
              "→ section", problem_id(p.name)});
     }
     std::string unconverged;
-    int n = 0;
+    int n = 0, points_converged = 0;
     for (std::size_t k = 0; k < ps.runs.size(); ++k)
-      if (ps.runs[k].hmc && !ps.runs[k].hmc->converged) {
+      if (const auto& h = ps.runs[k].hmc; h && !h->converged) {
         ++n;
-        unconverged += fmt::format("{}seed {} (max R-hat {:.3f}, min bulk-ESS {:.0f})",
-                                   unconverged.empty() ? "" : ", ", ps.seeds[k],
-                                   ps.runs[k].hmc->max_rhat, ps.runs[k].hmc->min_ess_bulk);
+        points_converged += h->converged_points ? 1 : 0;
+        unconverged += fmt::format(
+            "{}seed {} (max R-hat {:.3f}, min bulk-ESS {:.0f}; at the evaluation points max R-hat "
+            "{:.4f}{})",
+            unconverged.empty() ? "" : ", ", ps.seeds[k], h->max_rhat, h->min_ess_bulk,
+            h->max_rhat_points, h->converged_points ? ", converged" : ", not converged");
       }
     if (n > 0)
       items.items.push_back(
-          {fmt::format("{}: the HMC reference did not converge on {} of {} seeds: {}; no finding "
-                       "rests on those seeds.",
-                       p.title, n, ps.runs.size(), unconverged),
+          {fmt::format("{}: the HMC reference did not converge in its parameters on {} of {} "
+                       "seeds: {}. No finding on the parameters' marginals rests on those "
+                       "seeds{}.",
+                       p.title, n, ps.runs.size(), unconverged,
+                       points_converged > 0
+                           ? fmt::format("; a finding on the predictive at the evaluation points "
+                                         "uses the {} of them whose function values converged",
+                                         points_converged)
+                           : std::string()),
            "→ section", problem_id(p.name)});
   }
   if (items.items.empty())
