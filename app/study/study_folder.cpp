@@ -942,14 +942,15 @@ report::Section failures_section(const StudyRun& run) {
     if (n > 0)
       items.items.push_back(
           {fmt::format("{}: the HMC reference did not converge in its parameters on {} of {} "
-                       "seeds: {}. No finding on the parameters' marginals rests on those "
-                       "seeds{}.",
+                       "seeds: {}. {}.",
                        p.title, n, ps.runs.size(), unconverged,
                        points_converged > 0
-                           ? fmt::format("; a finding on the predictive at the evaluation points "
-                                         "uses the {} of them whose function values converged",
+                           ? fmt::format("No finding on the parameters' marginals rests on those "
+                                         "seeds; a finding on the predictive at the evaluation "
+                                         "points uses the {} of them whose function values "
+                                         "converged",
                                          points_converged)
-                           : std::string()),
+                           : std::string("No finding rests on those seeds")),
            "→ section", problem_id(p.name)});
   }
   if (items.items.empty())
