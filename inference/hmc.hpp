@@ -7,8 +7,8 @@
 // Target. The negative log joint the other methods minimise (map.hpp), as potential energy:
 //   U(θ) = Σᵢ ℓᵢ(θ) + ½δ‖θ‖²  (= −log p(D|θ) − log p₀(θ) + const, p₀ = N(0, δ⁻¹I)),
 //   ∇U(θ) = ∇Σᵢℓᵢ(θ) + δθ   (one reverse sweep of the model's batched total loss).
-// Dynamics (Neal 2011, "MCMC using Hamiltonian dynamics"). With momentum p ~ N(0, M), M = diag(m)
-// the mass matrix and M⁻¹ = diag(v) its inverse (the "inverse metric"), the Hamiltonian is
+// Dynamics (Neal 2011, "MCMC using Hamiltonian dynamics"). With momentum p ~ N(0, M), M the mass
+// matrix and M⁻¹ its inverse (the "inverse metric"), the Hamiltonian is
 //   H(θ, p) = U(θ) + ½ pᵀM⁻¹p,
 // integrated by leapfrog steps of size ε,
 //   p ← p − (ε/2)∇U(θ);  θ ← θ + εM⁻¹p;  p ← p − (ε/2)∇U(θ),
@@ -37,12 +37,22 @@
 //       log εₜ = μ − (√t/γ) H̄ₜ,   log ε̄ₜ = t^{−κ} log εₜ + (1 − t^{−κ}) log ε̄ₜ₋₁,
 //     μ = log(10ε₀), sampling with ε̄ after warmup; ε₀ by their Alg. 4 (double or halve ε until
 //     one leapfrog step's acceptance crosses ½);
-//   mass matrix — v is the variance of the draws of each slow window, regularised towards 10⁻³ as
-//     Stan does, v ← (n/(n + 5))·var + 10⁻³·5/(n + 5); windows after an initial buffer of
-//     adapt_init_buffer iterations, of adapt_window iterations and doubling, the last one
-//     stretched to end adapt_term_buffer iterations before the end of warmup (a short warmup
-//     uses Stan's 15 % / 75 % / 10 % split instead); after each window ε₀ is searched again and
-//     the dual averaging restarted. With warmup < 20 only the step size is adapted.
+//   mass matrix (HmcMetric; Stan's diag_e and dense_e, Stan Reference Manual, "HMC algorithm
+//     parameters"; Betancourt 2017 on Euclidean-Gaussian kinetic energies, where M⁻¹ ≈ Cov[θ]
+//     is the choice to aim at) — from the n draws of each slow window, regularised towards 10⁻³
+//     as Stan does:
+//       diagonal: M⁻¹ = diag(v), v ← (n/(n + 5))·var + 10⁻³·5/(n + 5) (per coordinate);
+//       dense:    M⁻¹ = A, A ← (n/(n + 5))·Σ̂ + 10⁻³·(5/(n + 5))·I (Σ̂ the window's sample
+//                 covariance), with its Cholesky factor A = LLᵀ: ½pᵀAp is the kinetic energy, Ap
+//                 the velocity, and p = L⁻ᵀz, z ~ N(0, I), has covariance (LLᵀ)⁻¹ = M.
+//     A dense metric also undoes linear correlations (a posterior that is an affine image of a
+//     round one becomes round), at O(P²) per leapfrog step and O(P³) per window instead of O(P);
+//     it cannot undo curvature that changes along the posterior (funnels, curved ridges).
+//     Windows after an initial buffer of adapt_init_buffer iterations, of adapt_window
+//     iterations and doubling, the last one stretched to end adapt_term_buffer iterations before
+//     the end of warmup (a short warmup uses Stan's 15 % / 75 % / 10 % split instead); after
+//     each window ε₀ is searched again and the dual averaging restarted. With warmup < 20 only
+//     the step size is adapted.
 //
 // Chains and threads. Chain c's generator is Rng(rng()), the c-th draw of the caller's rng
 // taken on the calling thread before any chain runs; chain c draws only from it, in a fixed order
@@ -54,9 +64,9 @@
 //
 // Output: every chain's post-warmup draws, per-parameter R-hat (Vehtari et al. 2021's rank-
 // normalised split R-hat), bulk- and tail-ESS, the ESS of the mean with its Monte-Carlo standard
-// error, per-chain acceptance, divergences, step size and inverse metric, and the posterior mean
-// and covariance of the pooled draws. DrawsPosterior resamples the draws for the Monte-Carlo
-// predictives of predictive.hpp.
+// error, per-chain acceptance, divergences, step size and inverse metric (its diagonal, and the
+// whole matrix for a dense metric), and the posterior mean and covariance of the pooled draws.
+// DrawsPosterior resamples the draws for the Monte-Carlo predictives of predictive.hpp.
 #pragma once
 
 #include <algorithm>
@@ -68,6 +78,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 #include <autodiff/functional/parallel.hpp>
@@ -93,6 +104,22 @@ inline const char* to_string(HmcAlgorithm a) {
       return "static_hmc";
     case HmcAlgorithm::nuts:
       return "nuts";
+  }
+  return "unknown";
+}
+
+// The form of the mass matrix M adapted in warmup (top of this file).
+enum class HmcMetric {
+  diagonal,  // M⁻¹ = diag(v): O(P) per step; undoes differences of scale between coordinates
+  dense,     // M⁻¹ = A, any SPD matrix: O(P²) per step; undoes linear correlations as well
+};
+
+inline const char* to_string(HmcMetric m) {
+  switch (m) {
+    case HmcMetric::diagonal:
+      return "diagonal";
+    case HmcMetric::dense:
+      return "dense";
   }
   return "unknown";
 }
@@ -124,8 +151,11 @@ struct HmcOptions {
   double adapt_gamma = 0.05;
   double adapt_t0 = 10.0;
   double adapt_kappa = 0.75;
-  // Adapt the diagonal mass matrix in warmup (else M = I throughout).
+  // Adapt the mass matrix in warmup (else M = I throughout), and its form. Diagonal by default,
+  // as Stan's diag_e: the cheaper one, and enough wherever the posterior's correlations are weak;
+  // dense (Stan's dense_e) where they are strong, while P is small enough for O(P²) per step.
   bool adapt_mass_matrix = true;
+  HmcMetric metric = HmcMetric::diagonal;
   // Stan's windows (top of this file): initial fast buffer, first slow window, final fast buffer.
   int adapt_init_buffer = 75;
   int adapt_window = 25;
@@ -150,6 +180,9 @@ struct HmcOptions {
     if (algorithm != HmcAlgorithm::static_hmc && algorithm != HmcAlgorithm::nuts)
       detail::throw_bad_option(who, "algorithm", "static_hmc or nuts",
                                std::to_string(static_cast<int>(algorithm)));
+    if (metric != HmcMetric::diagonal && metric != HmcMetric::dense)
+      detail::throw_bad_option(who, "metric", "diagonal or dense",
+                               std::to_string(static_cast<int>(metric)));
     detail::check_positive_finite(who, "prior_precision", prior_precision);
     if (!(target_acceptance > 0.0 && target_acceptance < 1.0))
       detail::throw_bad_option(who, "target_acceptance", "in (0, 1)",
@@ -171,10 +204,11 @@ struct HmcOptions {
 
 // What one chain did after warmup.
 struct HmcChainSummary {
-  double step_size = 0.0;          // ε̄, the adapted step size (before jitter)
-  Eigen::VectorXd inverse_metric;  // v = diag(M⁻¹) after warmup
-  double acceptance_rate = 0.0;    // mean acceptance statistic α over the kept draws
-  Eigen::Index divergences = 0;    // divergent transitions among the kept draws
+  double step_size = 0.0;                // ε̄, the adapted step size (before jitter)
+  Eigen::VectorXd inverse_metric;        // diag(M⁻¹) after warmup (v for a diagonal metric)
+  Eigen::MatrixXd dense_inverse_metric;  // dense metric: M⁻¹ after warmup (P × P); else empty
+  double acceptance_rate = 0.0;          // mean acceptance statistic α over the kept draws
+  Eigen::Index divergences = 0;          // divergent transitions among the kept draws
   Eigen::Index warmup_divergences = 0;
   double mean_leapfrog_steps = 0.0;      // gradients per kept draw
   double mean_tree_depth = 0.0;          // NUTS: doublings per kept draw (0 for static HMC)
@@ -264,30 +298,75 @@ inline bool finite_point(const HmcPoint& x) {
   return std::isfinite(x.potential) && x.gradient.allFinite();
 }
 
-// ½ pᵀ diag(v) p.
-inline double kinetic_energy(const Eigen::VectorXd& p, const Eigen::VectorXd& v) {
-  return 0.5 * (p.array().square() * v.array()).sum();
-}
+// The inverse metric M⁻¹ (top of this file): diag(v), or a dense A with A = LLᵀ.
+struct InverseMetric {
+  Eigen::VectorXd v;  // diagonal: v; dense: diag(A)
+  Eigen::MatrixXd a;  // dense: A; empty for a diagonal metric
+  Eigen::MatrixXd l;  // dense: L, the lower Cholesky factor of A
+
+  static InverseMetric identity(Eigen::Index P, HmcMetric m) {
+    InverseMetric im;
+    im.v = Eigen::VectorXd::Ones(P);
+    if (m == HmcMetric::dense) {
+      im.a = Eigen::MatrixXd::Identity(P, P);
+      im.l = im.a;
+    }
+    return im;
+  }
+  bool dense() const { return a.size() > 0; }
+  // M⁻¹p, the velocity. Cost: O(P) diagonal, O(P²) dense.
+  Eigen::VectorXd velocity(const Eigen::VectorXd& p) const {
+    return dense() ? Eigen::VectorXd(a * p) : Eigen::VectorXd(v.cwiseProduct(p));
+  }
+  // ½ pᵀM⁻¹p.
+  double kinetic_energy(const Eigen::VectorXd& p) const {
+    if (dense()) return 0.5 * p.dot(a * p);
+    return 0.5 * (p.array().square() * v.array()).sum();
+  }
+  // p ~ N(0, M): z/√v, or L⁻ᵀz. Cost: P normal draws, and O(P²) dense.
+  Eigen::VectorXd draw_momentum(Rng& rng) const {
+    const Eigen::VectorXd z = standard_normal(rng, v.size());
+    if (dense()) return l.transpose().triangularView<Eigen::Upper>().solve(z);
+    return z.cwiseQuotient(v.cwiseSqrt());
+  }
+  // Stan's regularised estimate from a window's draws (one row each, n >= 3). Cost: O(nP) for a
+  // diagonal metric; O(nP² + P³) for a dense one.
+  void estimate(const Eigen::MatrixXd& window) {
+    const auto n = static_cast<double>(window.rows());
+    const Eigen::RowVectorXd mean = window.colwise().mean();
+    if (!dense()) {
+      const Eigen::VectorXd var =
+          (window.rowwise() - mean).colwise().squaredNorm().transpose() / (n - 1.0);
+      v = (n / (n + 5.0)) * var.array() + 1e-3 * (5.0 / (n + 5.0));
+      return;
+    }
+    const Eigen::MatrixXd centred = window.rowwise() - mean;
+    a = (n / (n + 5.0)) * (centred.transpose() * centred) / (n - 1.0);
+    a.diagonal().array() += 1e-3 * (5.0 / (n + 5.0));
+    const Eigen::LLT<Eigen::MatrixXd> llt(a);
+    if (llt.info() != Eigen::Success)
+      throw std::domain_error(
+          "ngvi::vi::hmc: the dense inverse metric of a warmup window is not positive definite "
+          "(non-finite draws?)");
+    l = llt.matrixL();
+    v = a.diagonal();
+  }
+};
 
 // L leapfrog steps of size ε from (x, p), in place; returns H at the end, or +∞ as soon as a
 // potential or gradient is not finite (x is then left part-way). Cost: L gradients.
 template <class Model>
 double leapfrog(const Model& model, double delta, HmcPoint& x, Eigen::VectorXd& p, double eps,
-                int steps, const Eigen::VectorXd& v) {
+                int steps, const InverseMetric& m) {
   p -= 0.5 * eps * x.gradient;
   for (int l = 0; l < steps; ++l) {
-    x.theta += eps * v.cwiseProduct(p);
+    x.theta += eps * m.velocity(p);
     evaluate_potential(model, delta, x);
     if (!finite_point(x)) return std::numeric_limits<double>::infinity();
     p -= (l + 1 < steps ? eps : 0.5 * eps) * x.gradient;
   }
-  const double h = x.potential + kinetic_energy(p, v);
+  const double h = x.potential + m.kinetic_energy(p);
   return std::isfinite(h) ? h : std::numeric_limits<double>::infinity();
-}
-
-// p ~ N(0, diag(1/v)). Cost: P normal draws.
-inline Eigen::VectorXd draw_momentum(Rng& rng, const Eigen::VectorXd& v) {
-  return standard_normal(rng, v.size()).cwiseQuotient(v.cwiseSqrt());
 }
 
 // Hoffman & Gelman 2014's Alg. 4: from ε, double (or halve) it until the acceptance probability
@@ -295,12 +374,12 @@ inline Eigen::VectorXd draw_momentum(Rng& rng, const Eigen::VectorXd& v) {
 // doublings or halvings. Cost: one gradient and P normal draws per trial.
 template <class Model>
 double find_reasonable_step_size(const Model& model, double delta, const HmcPoint& x, double eps,
-                                 const Eigen::VectorXd& v, Rng& rng) {
+                                 const InverseMetric& m, Rng& rng) {
   const auto log_accept = [&](double e) {
     HmcPoint y = x;
-    Eigen::VectorXd p = draw_momentum(rng, v);
-    const double h0 = x.potential + kinetic_energy(p, v);
-    const double h1 = leapfrog(model, delta, y, p, e, 1, v);
+    Eigen::VectorXd p = m.draw_momentum(rng);
+    const double h0 = x.potential + m.kinetic_energy(p);
+    const double h1 = leapfrog(model, delta, y, p, e, 1, m);
     return std::isfinite(h1) ? h0 - h1 : -std::numeric_limits<double>::infinity();
   };
   const double log_half = std::log(0.5);
@@ -382,13 +461,13 @@ struct Transition {
 };
 template <class Model>
 Transition static_transition(const Model& model, const HmcOptions& o, HmcPoint& x, double eps,
-                             const Eigen::VectorXd& v, Rng& rng) {
-  Eigen::VectorXd p = draw_momentum(rng, v);
+                             const InverseMetric& m, Rng& rng) {
+  Eigen::VectorXd p = m.draw_momentum(rng);
   const double jittered = eps * (1.0 + o.step_size_jitter * uniform_real(rng, -1.0, 1.0));
   const double log_u = std::log(uniform_real(rng, 0.0, 1.0));
-  const double h0 = x.potential + kinetic_energy(p, v);
+  const double h0 = x.potential + m.kinetic_energy(p);
   HmcPoint y = x;
-  const double h1 = leapfrog(model, o.prior_precision, y, p, jittered, o.leapfrog_steps, v);
+  const double h1 = leapfrog(model, o.prior_precision, y, p, jittered, o.leapfrog_steps, m);
   const double error = h1 - h0;
   if (!std::isfinite(error) || error > o.max_energy_error) return {0.0, true, o.leapfrog_steps, 0};
   const double accept = error <= 0.0 ? 1.0 : std::exp(-error);
@@ -411,21 +490,21 @@ inline double log_sum_exp(double a, double b) {
 template <class Model>
 class NutsTransition {
  public:
-  NutsTransition(const Model& model, const HmcOptions& o, double eps, const Eigen::VectorXd& v,
+  NutsTransition(const Model& model, const HmcOptions& o, double eps, const InverseMetric& m,
                  Rng& rng)
-      : model_(model), o_(o), eps_(eps), v_(v), rng_(rng) {}
+      : model_(model), o_(o), eps_(eps), m_(m), rng_(rng) {}
 
   Transition run(HmcPoint& x) {
     const Eigen::Index P = x.theta.size();
-    Eigen::VectorXd p = draw_momentum(rng_, v_);
+    Eigen::VectorXd p = m_.draw_momentum(rng_);
     eps_ *= 1.0 + o_.step_size_jitter * uniform_real(rng_, -1.0, 1.0);
-    h0_ = x.potential + kinetic_energy(p, v_);
+    h0_ = x.potential + m_.kinetic_energy(p);
     z_ = x;
     p_ = p;
     HmcPoint z_fwd = x, z_bck = x, z_sample = x, z_propose = x;
     Eigen::VectorXd pz_fwd = p, pz_bck = p;  // momenta at the two ends
     Eigen::VectorXd p_fwd_fwd = p, p_fwd_bck = p, p_bck_fwd = p, p_bck_bck = p;
-    const Eigen::VectorXd sharp = v_.cwiseProduct(p);
+    const Eigen::VectorXd sharp = m_.velocity(p);
     Eigen::VectorXd ps_fwd_fwd = sharp, ps_fwd_bck = sharp, ps_bck_fwd = sharp, ps_bck_bck = sharp;
     Eigen::VectorXd rho = p;
     double log_sum_weight = 0.0;  // the initial point's weight, exp(H0 − H0)
@@ -488,14 +567,14 @@ class NutsTransition {
                   Eigen::VectorXd& p_end, double sign, double& log_sum_weight) {
     const Eigen::Index P = rho.size();
     if (depth == 0) {
-      double h = leapfrog(model_, o_.prior_precision, z_, p_, sign * eps_, 1, v_);
+      double h = leapfrog(model_, o_.prior_precision, z_, p_, sign * eps_, 1, m_);
       ++n_leapfrog_;
       if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
       if (!(h - h0_ <= o_.max_energy_error)) divergent_ = true;
       log_sum_weight = log_sum_exp(log_sum_weight, h0_ - h);
       sum_metro_prob_ += h0_ - h > 0.0 ? 1.0 : std::exp(h0_ - h);
       z_propose = z_;
-      sharp_beg = v_.cwiseProduct(p_);
+      sharp_beg = m_.velocity(p_);
       sharp_end = sharp_beg;
       rho += p_;
       p_beg = p_;
@@ -532,7 +611,7 @@ class NutsTransition {
   const Model& model_;
   const HmcOptions& o_;
   double eps_;
-  const Eigen::VectorXd& v_;
+  const InverseMetric& m_;
   Rng& rng_;
   double h0_ = 0.0;
   HmcPoint z_;         // the integrator's current point
@@ -545,9 +624,9 @@ class NutsTransition {
 // One transition of o.algorithm from x (x updated in place).
 template <class Model>
 Transition hmc_transition(const Model& model, const HmcOptions& o, HmcPoint& x, double eps,
-                          const Eigen::VectorXd& v, Rng& rng) {
-  if (o.algorithm == HmcAlgorithm::nuts) return NutsTransition<Model>(model, o, eps, v, rng).run(x);
-  return static_transition(model, o, x, eps, v, rng);
+                          const InverseMetric& m, Rng& rng) {
+  if (o.algorithm == HmcAlgorithm::nuts) return NutsTransition<Model>(model, o, eps, m, rng).run(x);
+  return static_transition(model, o, x, eps, m, rng);
 }
 
 // One chain: warmup with adaptation, then o.draws transitions kept. Throws std::domain_error if
@@ -563,18 +642,18 @@ ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng)
     throw std::domain_error("ngvi::vi::hmc: chain " + std::to_string(chain) +
                             " starts where U(θ) = " + std::to_string(x.potential) +
                             " or its gradient is not finite; give another `initial`");
-  Eigen::VectorXd v = Eigen::VectorXd::Ones(P);
+  InverseMetric m = InverseMetric::identity(P, o.metric);
   double eps = o.initial_step_size;
   ChainRun run;
   if (o.warmup > 0) {
-    eps = find_reasonable_step_size(model, o.prior_precision, x, eps, v, rng);
+    eps = find_reasonable_step_size(model, o.prior_precision, x, eps, m, rng);
     DualAveraging da;
     da.restart(eps);
     const std::vector<MetricWindow> windows = metric_windows(o);
     std::size_t k = 0;  // the current or next window
     Eigen::MatrixXd buffer;
     for (int t = 0; t < o.warmup; ++t) {
-      const Transition tr = hmc_transition(model, o, x, eps, v, rng);
+      const Transition tr = hmc_transition(model, o, x, eps, m, rng);
       run.summary.warmup_divergences += tr.divergent ? 1 : 0;
       eps = da.update(tr.accept_stat, o);
       if (k == windows.size() || t < windows[k].begin) continue;
@@ -584,22 +663,19 @@ ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng)
       if (t + 1 < win.end) continue;
       ++k;
       if (buffer.rows() < 3) continue;  // too short for a variance (a tiny adapt_window)
-      const auto n = static_cast<double>(buffer.rows());
-      const Eigen::RowVectorXd mean = buffer.colwise().mean();
-      const Eigen::VectorXd var =
-          (buffer.rowwise() - mean).colwise().squaredNorm().transpose() / (n - 1.0);
-      v = (n / (n + 5.0)) * var.array() + 1e-3 * (5.0 / (n + 5.0));
-      eps = find_reasonable_step_size(model, o.prior_precision, x, eps, v, rng);
+      m.estimate(buffer);
+      eps = find_reasonable_step_size(model, o.prior_precision, x, eps, m, rng);
       da.restart(eps);
     }
     eps = std::exp(da.log_eps_bar);
   }
   run.summary.step_size = eps;
-  run.summary.inverse_metric = v;
+  run.summary.inverse_metric = m.v;
+  run.summary.dense_inverse_metric = m.a;
   run.draws.resize(o.draws, P);
   double accept = 0.0, steps = 0.0, depth = 0.0;
   for (int t = 0; t < o.draws; ++t) {
-    const Transition tr = hmc_transition(model, o, x, eps, v, rng);
+    const Transition tr = hmc_transition(model, o, x, eps, m, rng);
     accept += tr.accept_stat;
     steps += tr.leapfrog_steps;
     depth += tr.tree_depth;
@@ -622,7 +698,8 @@ ChainRun run_chain(const Model& model, const HmcOptions& o, int chain, Rng& rng)
 // finite where a chain starts. Divergent transitions are counted, not thrown.
 // Cost: chains × (warmup + draws) transitions of L gradients of the total loss each (static HMC)
 // or 1 to 2^max_tree_depth − 1 (NUTS; HmcChainSummary::mean_leapfrog_steps says how many), plus a
-// few per adaptation window, spread over the threads by chain; the diagnostics O(P·S log S), S =
+// few per adaptation window, spread over the threads by chain; with a dense metric O(P²) more per
+// leapfrog step and O(nP² + P³) per window of n draws; the diagnostics O(P·S log S), S =
 // chains × draws; the covariance O(S·P²).
 template <class Model>
 HmcResult hmc(const Model& model, const HmcOptions& options, Rng& rng) {

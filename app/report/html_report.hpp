@@ -61,12 +61,29 @@ inline std::string data_uri(const std::filesystem::path& folder, const std::file
   return std::string(svg ? "data:image/svg+xml;base64," : "data:image/png;base64,") + base64(bytes);
 }
 
-inline std::string anchor(std::size_t i) { return "s" + std::to_string(i + 1); }
+// A section's id: its own, else "s<position from 1>".
+inline std::string anchor(const Section& sec, std::size_t i) {
+  return sec.id.empty() ? "s" + std::to_string(i + 1) : sec.id;
+}
+
+inline std::string id_attribute(const std::string& id) {
+  return id.empty() ? std::string() : " id=\"" + html_escape(id) + "\"";
+}
 
 struct HtmlBlock {
   const std::filesystem::path& folder;
   std::string operator()(const Paragraph& p) const {
     return "<p>" + html_escape(p.text) + "</p>\n";
+  }
+  std::string operator()(const List& l) const {
+    std::string s = "<ul>\n";
+    for (const Item& i : l.items) {
+      s += "<li>" + html_escape(i.text);
+      if (!i.target.empty() && !i.link_text.empty())
+        s += " <a href=\"#" + html_escape(i.target) + "\">" + html_escape(i.link_text) + "</a>";
+      s += "</li>\n";
+    }
+    return s + "</ul>\n";
   }
   std::string operator()(const Table& t) const {
     std::string s = "<table>\n";
@@ -85,15 +102,19 @@ struct HtmlBlock {
     if (f.svg.empty() && f.png.empty())
       throw FileError("report: the figure '" + f.caption + "' has no file");
     const bool svg = !f.svg.empty();
-    return "<figure><img src=\"" + data_uri(folder, svg ? f.svg : f.png, svg) + "\" alt=\"" +
-           html_escape(f.caption) + "\"><figcaption>" + html_escape(f.caption) +
-           "</figcaption></figure>\n";
+    return "<figure" + id_attribute(f.id) + "><img src=\"" +
+           data_uri(folder, svg ? f.svg : f.png, svg) + "\" alt=\"" + html_escape(f.caption) +
+           "\"><figcaption>" + html_escape(f.caption) + "</figcaption></figure>\n";
   }
   std::string operator()(const Verdict& v) const {
-    return "<p class=\"verdict " + v.css_class() + (v.check ? " check" : "") + "\"><strong>" +
-           v.status() + ":</strong> " + html_escape(v.claim) + ". " +
-           (v.over_seeds().empty() ? "" : "<em>" + html_escape(v.over_seeds()) + "</em>") +
-           html_escape(v.evidence_cited()) + "</p>\n";
+    return "<p class=\"verdict " + v.css_class() + (v.check ? " check" : "") + "\"" +
+           id_attribute(v.id) + "><strong>" + v.status() + ":</strong> " + html_escape(v.claim) +
+           ". " + (v.over_seeds().empty() ? "" : "<em>" + html_escape(v.over_seeds()) + "</em>") +
+           html_escape(v.evidence_cited()) +
+           (v.figure_id.empty() ? ""
+                                : " <a href=\"#" + html_escape(v.figure_id) +
+                                      "\">plot: " + html_escape(v.figure_text) + "</a>") +
+           "</p>\n";
   }
 };
 
@@ -130,14 +151,15 @@ inline std::string render_html(const Report& report, const std::filesystem::path
   if (report.sections.size() > 1) {
     s += "<nav><ul>\n";
     for (std::size_t i = 0; i < report.sections.size(); ++i)
-      s += "<li><a href=\"#" + detail::anchor(i) + "\">" + html_escape(report.sections[i].heading) +
-           "</a></li>\n";
+      s += "<li><a href=\"#" + detail::anchor(report.sections[i], i) + "\">" +
+           html_escape(report.sections[i].heading) + "</a></li>\n";
     s += "</ul></nav>\n";
   }
   const detail::HtmlBlock block{folder};
   for (std::size_t i = 0; i < report.sections.size(); ++i) {
     const Section& sec = report.sections[i];
-    s += "<section id=\"" + detail::anchor(i) + "\">\n<h2>" + html_escape(sec.heading) + "</h2>\n";
+    s += "<section id=\"" + detail::anchor(sec, i) + "\">\n<h2>" + html_escape(sec.heading) +
+         "</h2>\n";
     for (const Block& b : sec.blocks) s += std::visit(block, b);
     s += "</section>\n";
   }

@@ -1,8 +1,10 @@
 // Report: the content of a report folder's report.html and report.md, as plain data.
 //
 // A report is a title, an introduction and sections; a section holds, in order, paragraphs,
-// tables, figures (drawn files in the report folder, app/plot/render.hpp) and verdicts (a claim,
-// whether the numbers confirm it, and the numbers). app/report/html_report.hpp and
+// bulleted lists whose items may link to a place in the report, tables, figures (drawn files in
+// the report folder, app/plot/render.hpp) and verdicts (a claim, whether the numbers confirm it,
+// and the numbers). Sections, figures and verdicts may carry an id, the target of such links
+// (HTML: the element's id; Markdown: an <a id> before it). app/report/html_report.hpp and
 // markdown_report.hpp render the same Report, so the two files never disagree.
 #pragma once
 
@@ -17,6 +19,17 @@ struct Paragraph {
   std::string text;  // plain text; rendering escapes it
 };
 
+// One bullet: its text, then, when `target` is set, a link to the block or section with that id.
+struct Item {
+  std::string text;       // plain text; rendering escapes it
+  std::string link_text;  // the link's words (empty: none)
+  std::string target;     // the id linked to
+};
+
+struct List {
+  std::vector<Item> items;
+};
+
 struct Table {
   std::string caption;                         // empty: none
   std::vector<std::string> header;             // column titles
@@ -27,6 +40,7 @@ struct Figure {
   std::string caption;
   std::filesystem::path svg;  // relative to the report folder; empty: none
   std::filesystem::path png;  // relative to the report folder; empty: none (at least one is set)
+  std::string id{};           // link target; empty: none
 };
 
 struct Verdict {
@@ -41,6 +55,10 @@ struct Verdict {
   std::string statistic{};
   int seeds = 0;          // seeds the claim was judged on; 0: not said
   int seeds_holding = 0;  // of them, those on which the claim holds individually
+  std::string id{};       // link target; empty: none
+  // The figure the verdict rests on (its id and words, shown as a link); empty: none.
+  std::string figure_id{};
+  std::string figure_text{};
 
   // "Confirmed" / "Refuted" / "Inconclusive" for a finding, "Check passed" / "Check failed" for
   // a check.
@@ -67,11 +85,12 @@ struct Verdict {
   }
 };
 
-using Block = std::variant<Paragraph, Table, Figure, Verdict>;
+using Block = std::variant<Paragraph, List, Table, Figure, Verdict>;
 
 struct Section {
   std::string heading;
   std::vector<Block> blocks;
+  std::string id{};  // link target; empty: "s<position from 1>"
 };
 
 struct Report {

@@ -1,6 +1,10 @@
 // The HMC reference of a network problem (hmc_reference.hpp).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include <app/study/hmc_reference.hpp>
 #include <app/study/point_predictive.hpp>
@@ -8,8 +12,43 @@
 #include <fmt/format.h>
 
 #include <inference/hmc.hpp>
+#include <inference/mcmc_diagnostics.hpp>
 
 namespace ngvi::app::study {
+namespace {
+
+struct PointsDiagnostics {
+  double max_rhat = 0.0, min_ess_bulk = 0.0;
+};
+
+// R-hat and bulk-ESS of the function values at each evaluation point over the chains (one
+// series per point, draws × chains), the largest and the smallest; NaN if any is. Cost: one
+// forward pass over the points per draw, and the diagnostics of mcmc_diagnostics.hpp per point.
+PointsDiagnostics points_diagnostics(const ProblemSetup& s, const vi::HmcResult& r) {
+  const PointValues values(s, s.evaluation_points);
+  const Eigen::Index points = s.evaluation_points.rows();
+  const auto chains = static_cast<Eigen::Index>(r.draws.size());
+  const Eigen::Index draws = r.draws.front().rows();
+  std::vector<Eigen::MatrixXd> series(static_cast<std::size_t>(points),
+                                      Eigen::MatrixXd(draws, chains));
+  for (Eigen::Index c = 0; c < chains; ++c)
+    for (Eigen::Index t = 0; t < draws; ++t) {
+      const Eigen::VectorXd v = values(r.draws[static_cast<std::size_t>(c)].row(t).transpose());
+      for (Eigen::Index i = 0; i < points; ++i) series[static_cast<std::size_t>(i)](t, c) = v(i);
+    }
+  PointsDiagnostics d;
+  d.min_ess_bulk = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const Eigen::MatrixXd& x : series) {
+    const double rhat = vi::rank_normalized_rhat(x), ess = vi::bulk_effective_sample_size(x);
+    d.max_rhat = std::isnan(rhat) || std::isnan(d.max_rhat) ? nan : std::max(d.max_rhat, rhat);
+    d.min_ess_bulk =
+        std::isnan(ess) || std::isnan(d.min_ess_bulk) ? nan : std::min(d.min_ess_bulk, ess);
+  }
+  return d;
+}
+
+}  // namespace
 
 HmcReference hmc_reference(const ProblemSetup& s, const Eigen::VectorXd& start,
                            const HmcBudget& budget) {
@@ -57,6 +96,7 @@ HmcReference hmc_reference(const ProblemSetup& s, const Eigen::VectorXd& start,
   h.test_log_likelihood = t.log_likelihood;
   h.test_rmse = t.rmse;
   h.test_accuracy = t.accuracy;
+  h.max_rhat_points = h.min_ess_bulk_points = std::numeric_limits<double>::quiet_NaN();
   if (s.evaluation_points.size() > 0) {
     // Every pooled draw once (chain after chain): the reference's own moments, no resampling.
     const int per_chain = budget.draws;
@@ -64,7 +104,11 @@ HmcReference hmc_reference(const ProblemSetup& s, const Eigen::VectorXd& start,
       return Eigen::VectorXd(
           r.draws[static_cast<std::size_t>(k / per_chain)].row(k % per_chain).transpose());
     });
+    const PointsDiagnostics d = points_diagnostics(s, r);
+    h.max_rhat_points = d.max_rhat;
+    h.min_ess_bulk_points = d.min_ess_bulk;
   }
+  h.converged_points = h.max_rhat_points <= hmc_rhat_threshold;
   return h;
 }
 

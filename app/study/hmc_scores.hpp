@@ -65,6 +65,16 @@ inline double mean_log_ratio(const Eigen::VectorXd& a, const Eigen::VectorXd& re
   return s / static_cast<double>(a.size());
 }
 
+// mean over j of |log(aⱼ / refⱼ)|: how far the marginal sds are from the reference's either way
+// (the noisy K-FAC finding on two moons, study_verdicts.cpp). Throws std::invalid_argument
+// unless the sizes agree.
+inline double mean_abs_log_ratio(const Eigen::VectorXd& a, const Eigen::VectorXd& ref) {
+  detail::check_same_size(a, ref, "mean_abs_log_ratio");
+  double s = 0.0;
+  for (const double x : log_ratios(a, ref)) s += std::abs(x);
+  return s / static_cast<double>(a.size());
+}
+
 // √(mean over j of (aⱼ − refⱼ)²). Throws std::invalid_argument unless the sizes agree.
 inline double rms_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& ref) {
   detail::check_same_size(a, ref, "rms_difference");

@@ -62,7 +62,7 @@ inline const std::vector<MethodInfo>& method_catalog() {
        "The MAP by Adam, then the Laplace approximation N(θ*, (GGN + δI)⁻¹) with its evidence and "
        "the linearised (GLM) predictive (Immer et al. 2021). Its history rows are the MAP's "
        "(a point mass: the ELBO is −∞ and not drawn).",
-       "#000000"},
+       "#7f7f7f"},
   };
   return methods;
 }

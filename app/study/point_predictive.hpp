@@ -16,21 +16,38 @@
 
 namespace ngvi::app::study {
 
+// The predictive's function values at the rows of `points` for one θ: f(x; θ) in original units
+// (regression), P(y = 1 | x, θ) (classification).
+class PointValues {
+ public:
+  PointValues(const ProblemSetup& s, const Eigen::MatrixXd& points)
+      : at_(s.train->net(), s.train->likelihood(),
+            nn::Dataset{points, Eigen::MatrixXd::Zero(points.rows(), 1)}),
+        classification_(is_classification(at_)),
+        scale_(s.targets.scale(0)),
+        shift_(s.targets.mean(0)) {}
+  // Cost: one forward pass over the points.
+  Eigen::VectorXd operator()(const Eigen::VectorXd& theta) const {
+    const Eigen::VectorXd f = at_.outputs(theta).col(0);
+    return classification_ ? Eigen::VectorXd((1.0 + (-f.array()).exp()).inverse().matrix())
+                           : Eigen::VectorXd((scale_ * f.array() + shift_).matrix());
+  }
+
+ private:
+  NetworkModel at_;
+  bool classification_;
+  double scale_, shift_;
+};
+
 // Moments of the predictive at the rows of `points` over the S parameter vectors draw(0), …,
 // draw(S − 1). Cost: S forward passes over the points.
 template <class Draw>
 GridPredictive point_predictive(const ProblemSetup& s, const Eigen::MatrixXd& points, int samples,
                                 Draw&& draw) {
-  const NetworkModel at(s.train->net(), s.train->likelihood(),
-                        nn::Dataset{points, Eigen::MatrixXd::Zero(points.rows(), 1)});
-  const bool classification = is_classification(at);
-  const double scale = s.targets.scale(0), shift = s.targets.mean(0);
+  const PointValues values(s, points);
   Eigen::VectorXd sum = Eigen::VectorXd::Zero(points.rows()), sum_sq = sum;
   for (int k = 0; k < samples; ++k) {
-    const Eigen::VectorXd f = at.outputs(draw(k)).col(0);
-    const Eigen::VectorXd v = classification
-                                  ? Eigen::VectorXd((1.0 + (-f.array()).exp()).inverse().matrix())
-                                  : Eigen::VectorXd((scale * f.array() + shift).matrix());
+    const Eigen::VectorXd v = values(draw(k));
     sum += v;
     sum_sq += v.cwiseProduct(v);
   }

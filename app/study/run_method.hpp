@@ -61,6 +61,7 @@ inline const nn::GaussianFixedNoise& gaussian(const NetworkModel& model) {
 
 struct TestMetrics {
   double log_likelihood = nan, rmse = nan, accuracy = nan;
+  GridPredictive at_examples;  // regression: mean and sd of y per test example, original units
 };
 
 // The test metrics of q: Monte Carlo with `samples` draws, or the linearised (GLM) predictive
@@ -85,6 +86,7 @@ TestMetrics test_metrics(const ProblemSetup& s, const Q& q, int samples, vi::Rng
             : vi::mc_regression_predictive(test, q, s.targets, rng, po);
     t.log_likelihood = p.test_log_likelihood;
     t.rmse = p.rmse;
+    t.at_examples = {p.mean.col(0), p.variance.col(0).cwiseSqrt()};
   }
   return t;
 }
@@ -308,11 +310,13 @@ MethodRecord run_method(const ProblemSetup& s, const std::string& key, const Opt
     detail::final_elbo(s, q, result.history.back(), r);
   r.mean = q.mean();
   r.marginal_sd = q.marginal_variances().cwiseSqrt();
+  if (q.dim() <= small_problem_parameters) r.covariance = q.covariance();
   vi::Rng prng(detail::measuring_seed(s.seed, 3));
   const detail::TestMetrics t = detail::test_metrics(s, q, s.final_predictive_samples, prng, false);
   r.test_log_likelihood = t.log_likelihood;
   r.test_rmse = t.rmse;
   r.test_accuracy = t.accuracy;
+  if (t.at_examples.mean.size() > 0) r.test_predictive = t.at_examples;
   if (s.grid.size() > 0)
     r.grid = detail::grid_predictive(s, q, s.final_predictive_samples, prng, false);
   detail::points_predictive(s, q, r);
@@ -340,12 +344,14 @@ inline MethodRecord run_map_laplace(const ProblemSetup& s, const vi::MapOptions&
   r.log_evidence = la.log_marginal_likelihood;
   r.mean = la.posterior.mean();
   r.marginal_sd = la.posterior.marginal_stddevs();
+  if (la.posterior.dim() <= small_problem_parameters) r.covariance = la.posterior.covariance();
   vi::Rng prng(detail::measuring_seed(s.seed, 3));
   const detail::TestMetrics t =
       detail::test_metrics(s, la.posterior, s.final_predictive_samples, prng, true);
   r.test_log_likelihood = t.log_likelihood;
   r.test_rmse = t.rmse;
   r.test_accuracy = t.accuracy;
+  if (t.at_examples.mean.size() > 0) r.test_predictive = t.at_examples;
   if (s.grid.size() > 0)
     r.grid = detail::grid_predictive(s, la.posterior, s.final_predictive_samples, prng, true);
   // At the evaluation points the Laplace approximation's Gaussian is sampled like every other q

@@ -1,6 +1,7 @@
 // The study's report folder (study_folder.hpp): figures, history files, results.json, report.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <exception>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <numbers>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include <app/io/atomic_write.hpp>
@@ -19,6 +21,8 @@
 #include <app/study/method_catalog.hpp>
 #include <app/study/seed_statistics.hpp>
 #include <app/study/study_folder.hpp>
+#include <app/study/study_summary.hpp>
+#include <boost/math/distributions/normal.hpp>
 #include <fmt/format.h>
 
 #include <inference/callbacks.hpp>
@@ -43,8 +47,8 @@ struct Builder {
   std::string seed_note;
   void add(const std::string& stem, plot::Figure f, const std::string& caption) {
     figures.push_back({stem, std::move(f)});
-    section.blocks.push_back(
-        report::Figure{caption + seed_note, "plots/" + stem + ".svg", "plots/" + stem + ".png"});
+    section.blocks.push_back(report::Figure{caption + seed_note, "plots/" + stem + ".svg",
+                                            "plots/" + stem + ".png", stem});
   }
 };
 
@@ -99,27 +103,67 @@ plot::LinePlot history_plot(const ProblemRecord& p, const std::string& x, const 
   return lp;
 }
 
+// The problem's title without its parenthesis or its clause after a comma ("Bayesian linear
+// regression (conjugate: …)" → "Bayesian linear regression"), so that a plot's title fits above
+// it beside the legend.
+std::string plot_title(const ProblemRecord& p) {
+  return p.title.substr(0, std::min(p.title.find(" ("), p.title.find(",")));
+}
+
 // How the problem's ELBOs were computed, for captions.
 std::string elbo_how(const ProblemRecord& p) { return "ELBO (" + p.elbo_how + ")"; }
 
+// The methods whose curves lie on top of each other in this run (every history row's ELBO and
+// test log-likelihood within summary_same_tolerance relative), with the reason where it is
+// known (why_the_same, study_summary.hpp); empty when no two coincide.
+std::string coincidence_note(const ProblemRecord& p) {
+  auto same = [](double a, double b) {
+    return a == b ||
+           std::abs(a - b) <= summary_same_tolerance * std::max({1.0, std::abs(a), std::abs(b)});
+  };
+  std::string note;
+  for (std::size_t i = 0; i < p.methods.size(); ++i)
+    for (std::size_t j = i + 1; j < p.methods.size(); ++j) {
+      const MethodRecord &a = p.methods[i], &c = p.methods[j];
+      if (a.history.empty() || a.history.size() != c.history.size()) continue;
+      bool all = true;
+      for (std::size_t k = 0; k < a.history.size() && all; ++k)
+        all = same(history_value(a.history[k], "elbo"), history_value(c.history[k], "elbo")) &&
+              same(history_value(a.history[k], "test_log_likelihood"),
+                   history_value(c.history[k], "test_log_likelihood"));
+      if (!all) continue;
+      const bool full = a.name == "von" && c.name == "vogn_full_ggn";
+      const bool diagonal = a.name == "von_diagonal" && c.name == "vogn_ggn";
+      const std::string why = full || diagonal ? why_the_same(p, diagonal) : std::string();
+      note += fmt::format(
+          " {}'s and {}'s curves coincide{}.", method_info(a.name).label, method_info(c.name).label,
+          why.empty() ? " (their history rows agree to 1e-9 relative)" : ": " + why);
+    }
+  return note;
+}
+
 void convergence_figures(const ProblemRecord& p, Builder& b) {
   const std::string metric = "test_log_likelihood";
+  const std::string coincide = coincidence_note(p);
   b.add(p.name + "_elbo_iterations",
-        history_plot(p, "iteration", "elbo", p.title + ": ELBO", "iteration", "ELBO (nats)", true),
+        history_plot(p, "iteration", "elbo", plot_title(p) + ": ELBO", "iteration", "ELBO (nats)",
+                     true),
         elbo_how(p) +
             " against iterations; MAP is a point mass (ELBO −∞) and is not drawn. A fit marked "
-            "poor or diverged is clipped to the healthy curves' range.");
+            "poor or diverged is clipped to the healthy curves' range." +
+            coincide);
   b.add(p.name + "_elbo_seconds",
-        history_plot(p, "seconds", "elbo", p.title + ": ELBO against time", "seconds of fitting",
-                     "ELBO (nats)", true),
+        history_plot(p, "seconds", "elbo", plot_title(p) + ": ELBO against time",
+                     "seconds of fitting", "ELBO (nats)", true),
         "ELBO against the wall time of the steps (history evaluation excluded).");
   b.add(p.name + "_test_ll_iterations",
-        history_plot(p, "iteration", metric, p.title + ": test log-likelihood", "iteration",
+        history_plot(p, "iteration", metric, plot_title(p) + ": test log-likelihood", "iteration",
                      "test log-likelihood (nats per example)", false),
         "Test log-likelihood of the Monte-Carlo predictive (a few draws per row) against "
-        "iterations; MAP's is the plug-in predictive of its point estimate.");
+        "iterations; MAP's is the plug-in predictive of its point estimate." +
+            coincide);
   b.add(p.name + "_test_ll_seconds",
-        history_plot(p, "seconds", metric, p.title + ": test log-likelihood against time",
+        history_plot(p, "seconds", metric, plot_title(p) + ": test log-likelihood against time",
                      "seconds of fitting", "test log-likelihood (nats per example)", false),
         "Test log-likelihood against the wall time of the steps.");
 }
@@ -133,7 +177,7 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
   const char* labels[] = {"GGN", "empirical Fisher", "MC Fisher (16 draws)", "K-FAC (expected)"};
   const char* colors[] = {"#d62728", "#ff9896", "#9467bd", "#e377c2"};
   plot::LinePlot err;
-  err.axes = {p.title + ": curvature approximations vs the exact Hessian (MAP run)",
+  err.axes = {plot_title(p) + ": curvature approximations vs the exact Hessian (MAP run)",
               "iteration",
               "‖A − H‖_F / ‖H‖_F",
               false,
@@ -148,13 +192,25 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
     }
     err.series.push_back(std::move(s));
   }
+  std::string exact;
+  for (std::size_t a = 0; a < names.size(); ++a) {
+    double worst = 0.0;
+    for (const ApproximationPoint& q : map->approximations)
+      worst = std::max(worst, q.relative_error[a]);
+    if (worst <= exact_curvature_tolerance)
+      exact += fmt::format("{}{} (at most {:.1e})", exact.empty() ? "" : ", ", labels[a], worst);
+  }
   b.add(p.name + "_approximation_error", err,
         "Relative Frobenius error of each approximation of the Hessian of Σᵢℓᵢ, at the MAP "
-        "iterate of each history row (log scale).");
+        "iterate of each history row (log scale)." +
+            (exact.empty() ? std::string()
+                           : " The curves at the bottom coincide at round-off: " + exact +
+                                 " — for this model the approximation is the Hessian itself "
+                                 "(a model linear in θ, or a GLM)."));
   for (std::size_t k = 0; k < map->spectra.size(); ++k) {
     const Spectra& sp = map->spectra[k];
     plot::LinePlot lp;
-    lp.axes = {fmt::format("{}: spectra at iteration {}", p.title, sp.iteration),
+    lp.axes = {fmt::format("{}: spectra at iteration {}", plot_title(p), sp.iteration),
                "eigenvalue rank (largest first)",
                "eigenvalue",
                false,
@@ -169,26 +225,47 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
       }
       return s;
     };
+    // The Hessian's negative eigenvalues as |λ| at their rank, apart, so that the log scale
+    // shows them; the approximations are positive semi-definite, their negative eigenvalues
+    // round-off (the caption gives the largest |λ| of them relative to λ_max).
+    const Eigen::VectorXd negative = sp.hessian.unaryExpr(
+        [](double v) { return v < 0.0 ? -v : std::numeric_limits<double>::quiet_NaN(); });
+    const Eigen::Index n_negative = (sp.hessian.array() < 0.0).count();
     lp.series.push_back(series("exact Hessian", sp.hessian, "#000000"));
-    for (std::size_t a = 0; a < names.size(); ++a)
-      lp.series.push_back(series(labels[a], sp.approximations[a], colors[a]));
+    if (n_negative > 0) {
+      plot::Series neg = series("exact Hessian, negative eigenvalues as |λ|", negative, "#000000");
+      neg.style = plot::Style::points;
+      lp.series.push_back(std::move(neg));
+    }
+    double roundoff = 0.0;
+    for (std::size_t a = 0; a < names.size(); ++a) {
+      const Eigen::VectorXd& ev = sp.approximations[a];
+      if (ev.size() > 0 && ev.maxCoeff() > 0.0)
+        roundoff = std::max(roundoff, std::max(0.0, -ev.minCoeff()) / ev.maxCoeff());
+      lp.series.push_back(series(labels[a], ev, colors[a]));
+    }
     b.add(fmt::format("{}_spectra_{}", p.name, k == 0 ? "start" : "end"), lp,
-          fmt::format("Eigenvalues of the exact Hessian and its approximations at iteration {} of "
-                      "the MAP run (log scale: non-positive eigenvalues are not drawn).",
-                      sp.iteration));
+          fmt::format(
+              "Eigenvalues of the exact Hessian and its approximations at iteration {} of "
+              "the MAP run, log scale. The Hessian has {} negative eigenvalue{} of {}{}; "
+              "the approximations are positive semi-definite by construction (their most "
+              "negative eigenvalue is {:.1e} of their largest: round-off, not drawn).",
+              sp.iteration, n_negative, n_negative == 1 ? "" : "s", sp.hessian.size(),
+              n_negative > 0 ? ", drawn as points at |λ| (the black dots without a line)" : "",
+              roundoff));
   }
 }
 
 void running_curvature_figures(const ProblemRecord& p, Builder& b) {
   plot::LinePlot err, scale;
-  err.axes = {p.title + ": each method's running curvature vs the exact Hessian",
+  err.axes = {plot_title(p) + ": each method's running curvature vs the exact Hessian",
               "iteration",
               "‖diag C − diag H̄‖ / ‖diag H̄‖",
               false,
               true,
               900,
               520};
-  scale.axes = {p.title + ": size of each method's running curvature",
+  scale.axes = {plot_title(p) + ": size of each method's running curvature",
                 "iteration",
                 "Σ diag C / Σ diag H̄",
                 false,
@@ -214,7 +291,8 @@ void running_curvature_figures(const ProblemRecord& p, Builder& b) {
   b.add(p.name + "_running_curvature", err,
         "Relative error of the diagonal of each method's own running curvature C (VON (Λ − δI)/N, "
         "VOGN s, IVON h, noisy Adam f, noisy K-FAC S̄ ⊗ Ā, Bayes-by-backprop (1/σ² − δ)/N) against "
-        "the exact Hessian of the mean loss H̄ at the method's current mean (log scale).");
+        "the exact Hessian of the mean loss H̄ at the method's current mean (log scale)." +
+            coincidence_note(p));
   b.add(p.name + "_running_scale", scale,
         "Overall size of each running curvature relative to the exact Hessian (1 = the same "
         "trace): an estimate that lags or stays near its initial value stays away from 1.");
@@ -229,11 +307,20 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
         std::vector<double>(p.train_targets.data(),
                             p.train_targets.data() + p.train_targets.size()),
         plot::Style::points, "#333333"};
+    // The test examples (drawn over the whole range, the gap included) and, where the problem
+    // knows it, the noise-free function.
+    const plot::Series test{
+        "test data",
+        std::vector<double>(p.test_inputs.data(), p.test_inputs.data() + p.test_inputs.size()),
+        std::vector<double>(p.test_targets.data(), p.test_targets.data() + p.test_targets.size()),
+        plot::Style::points, "#ff00ff"};
+    const plot::Series truth{"true function", p.grid_x, p.grid_truth, plot::Style::lines,
+                             "#000000"};
     for (const MethodRecord& m : p.methods) {
       if (!m.grid) continue;
       const MethodInfo& info = method_info(m.name);
       plot::BandPlot bp;
-      bp.axes = {p.title + ": " + info.label, "x", "y", false, false, 720, 440};
+      bp.axes = {plot_title(p) + ": " + info.label, "x", "y", false, false, 720, 440};
       bp.bands.push_back(
           {info.label, p.grid_x,
            std::vector<double>(m.grid->mean.data(), m.grid->mean.data() + m.grid->mean.size()),
@@ -241,10 +328,15 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
                                m.grid->spread.data() + m.grid->spread.size()),
            info.color});
       bp.overlays.push_back(data);
+      if (p.test_inputs.cols() == 1 && p.test_inputs.rows() > 0) bp.overlays.push_back(test);
+      if (!p.grid_truth.empty()) bp.overlays.push_back(truth);
       b.add(p.name + "_predictive_" + m.name, bp,
-            info.label + ": predictive mean ± 2 sd (" +
+            info.label + ": predictive mean ± 2 sd of y (" +
                 (m.name == "map_laplace" ? "linearised GLM predictive" : "Monte Carlo") +
-                ") and the training data; the inputs have no data in the gap around 0.");
+                "), the training data (grey), the test data (magenta, drawn over the whole range)" +
+                (p.grid_truth.empty() ? std::string()
+                                      : " and the true function (black, without the noise)") +
+                "; the training inputs have no data in the gap around 0.");
     }
     return;
   }
@@ -253,11 +345,11 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
   std::vector<plot::Series> classes(2);
   for (int c = 0; c < 2; ++c) {
     classes[static_cast<std::size_t>(c)] = {
-        c == 0 ? "class 0 (white points)" : "class 1 (black points)",
+        c == 0 ? "class 0 (magenta points)" : "class 1 (black points)",
         {},
         {},
         plot::Style::points,
-        c == 0 ? "#ffffff" : "#000000"};
+        c == 0 ? "#ff00ff" : "#000000"};
     for (Eigen::Index i = 0; i < p.train_inputs.rows(); ++i)
       if (p.train_targets(i, 0) == c) {
         classes[static_cast<std::size_t>(c)].x.push_back(p.train_inputs(i, 0));
@@ -269,7 +361,8 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
     const MethodInfo& info = method_info(m.name);
     auto heat = [&](const Eigen::MatrixXd& v, const std::string& what, double lo, double hi) {
       plot::Heatmap h;
-      h.axes = {p.title + ": " + info.label + ", " + what, "x₁", "x₂", false, false, 640, 480};
+      h.axes = {
+          plot_title(p) + ": " + info.label + ", " + what, "x₁", "x₂", false, false, 900, 480};
       h.value_label = what;
       h.x = p.grid_x;
       h.y = p.grid_y;
@@ -292,6 +385,72 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
   }
 }
 
+// A regression without a plotting grid (Boston, the conjugate problem): each method's predictive
+// mean against the target at every test example, and the coverage of its central intervals —
+// the fraction of test targets inside mean ± z·sd, z = Φ⁻¹((1 + level)/2), the predictive taken
+// as Gaussian with its mean and sd — against the level (calibrated: on the diagonal).
+void test_predictive_figures(const ProblemRecord& p, Builder& b) {
+  if (p.task != "regression" || !p.grid_x.empty() || p.test_targets.size() == 0) return;
+  const Eigen::VectorXd& y = p.test_targets;
+  const std::vector<double> targets(y.data(), y.data() + y.size());
+  plot::LinePlot scatter, coverage;
+  scatter.axes = {plot_title(p) + ": predictive mean against the test target",
+                  "test target y",
+                  "predictive mean E[y]",
+                  false,
+                  false,
+                  900,
+                  620};
+  coverage.axes = {plot_title(p) + ": coverage of the central predictive intervals",
+                   "nominal level of the central interval",
+                   "fraction of test targets inside",
+                   false,
+                   false,
+                   900,
+                   620};
+  std::vector<double> levels;
+  for (int k = 1; k <= 19; ++k) levels.push_back(0.05 * k);
+  levels.push_back(0.99);
+  const boost::math::normal standard;
+  std::string at_95;
+  for (const MethodRecord& m : p.methods) {
+    if (!m.test_predictive || m.test_predictive->mean.size() != y.size()) continue;
+    const Eigen::VectorXd mean = m.test_predictive->mean.col(0);
+    const Eigen::VectorXd sd = m.test_predictive->spread.col(0);
+    if (m.name == "von" || m.name == "vogn_full_ggn" || m.name == "von_diagonal" ||
+        m.name == "vogn_ggn" || m.name == "bayes_by_backprop" || m.name == "map_laplace")
+      scatter.series.push_back(
+          method_series(m, targets, std::vector<double>(mean.data(), mean.data() + mean.size()),
+                        plot::Style::points));
+    std::vector<double> inside;
+    for (const double level : levels) {
+      const double z = boost::math::quantile(standard, 0.5 + 0.5 * level);
+      inside.push_back(((y - mean).array().abs() <= z * sd.array()).cast<double>().mean());
+    }
+    at_95 += fmt::format("{}{} {:.2f}", at_95.empty() ? "" : ", ", method_info(m.name).label,
+                         inside[18]);
+    coverage.series.push_back(method_series(m, levels, inside));
+  }
+  if (coverage.series.empty()) return;
+  const auto [lo, hi] = std::minmax_element(targets.begin(), targets.end());
+  scatter.series.push_back(
+      {"mean = target", {*lo, *hi}, {*lo, *hi}, plot::Style::lines, "#000000"});
+  coverage.series.push_back(
+      {"calibrated (coverage = level)", {0.0, 1.0}, {0.0, 1.0}, plot::Style::lines, "#000000"});
+  const std::string coincide = coincidence_note(p);
+  b.add(p.name + "_predictive_vs_target", scatter,
+        fmt::format("Predictive mean against the target at each of the {} test examples (original "
+                    "units), full and diagonal VON and VOGN (GGN), Bayes-by-backprop and MAP + "
+                    "Laplace (GLM predictive); on the black line the mean is the target.{}",
+                    y.size(), coincide));
+  b.add(p.name + "_coverage", coverage,
+        "Coverage: the fraction of test targets inside each method's central predictive interval "
+        "mean ± z·sd (the predictive taken as Gaussian with its mean and sd), against the "
+        "interval's nominal level; a calibrated predictive lies on the black diagonal, an "
+        "overconfident one below it. At the 95% level: " +
+            at_95 + "." + coincide);
+}
+
 void marginal_figures(const ProblemRecord& p, Builder& b) {
   if (!p.reference || p.reference->marginal_x.empty()) return;
   const ReferencePosterior& ref = *p.reference;
@@ -300,7 +459,7 @@ void marginal_figures(const ProblemRecord& p, Builder& b) {
     const std::string name =
         j < p.parameter_names.size() ? p.parameter_names[j] : fmt::format("θ{}", j);
     plot::LinePlot lp;
-    lp.axes = {p.title + ": marginal of " + name, name, "density", false, false, 900, 480};
+    lp.axes = {plot_title(p) + ": marginal of " + name, name, "density", false, false, 900, 480};
     lp.series.push_back(
         {"exact", std::vector<double>(x.data(), x.data() + x.size()),
          std::vector<double>(ref.marginal_density[j].data(),
@@ -317,11 +476,45 @@ void marginal_figures(const ProblemRecord& p, Builder& b) {
       lp.series.push_back(method_series(m, std::vector<double>(x.data(), x.data() + x.size()), y,
                                         plot::Style::lines));
     }
-    b.add(
-        fmt::format("{}_marginal_{}", p.name, name), lp,
-        fmt::format("Posterior marginal of {}: exact ({}) against each method's Gaussian marginal.",
-                    name, ref.how));
+    b.add(fmt::format("{}_marginal_{}", p.name, name), lp,
+          fmt::format("Posterior marginal of {}: exact ({}) against each method's Gaussian "
+                      "marginal.{}",
+                      name, ref.how, coincidence_note(p)));
   }
+}
+
+// The Monte-Carlo error of VON and diagonal VOGN at the fixed point against S (log-log), with
+// the 1/√S line through S = 1 of each for comparison.
+void sample_size_figure(const ProblemRecord& p, Builder& b) {
+  if (p.sample_size.empty()) return;
+  plot::LinePlot lp;
+  lp.axes = {"Monte-Carlo error at the fixed point against S",
+             "S, Monte-Carlo samples per step",
+             "e(S) = √(mean KL(q(t) ‖ q*)), last half of the run",
+             true,
+             true,
+             900,
+             480};
+  for (const SampleSizeRun& run : p.sample_size) {
+    const MethodInfo& info = method_info(run.method);
+    const std::vector<double> s(run.samples.begin(), run.samples.end());
+    lp.series.push_back({info.label + (run.method == "von" ? " against the full optimum"
+                                                           : " against the mean-field optimum"),
+                         s, run.error, plot::Style::lines_points, info.color});
+    std::vector<double> line;
+    for (const double x : s) line.push_back(run.error.front() / std::sqrt(x));
+    lp.series.push_back({lp.series.size() == 1 ? "1/√S through S = 1" : "", s, line,
+                         plot::Style::lines, info.color});
+  }
+  b.add(p.name + "_sample_size", lp,
+        fmt::format("The distance of VON's (full) and diagonal VOGN's (GGN) iterates from the "
+                    "Gaussian VI optimum q* ({}) at the end of training, for S = 1, 4, 16 and 64 "
+                    "samples per step: the root mean of KL(q_t ‖ q*) over the last half of the "
+                    "iterations; the thin lines fall as 1/√S. The two methods' curves nearly "
+                    "coincide: in the KL's units the iterates' spread is set by the step size, P "
+                    "and S more than by the covariance family (for the conjugate problem's means, "
+                    "about α P / (2 (2 − α) S) of KL at step size α).",
+                    p.vi_optimum ? p.vi_optimum->how : std::string("?")));
 }
 
 // "mean ± sd" of the finite values over the seeds (one: the value), with "(k of n seeds)" when
@@ -455,21 +648,39 @@ report::Table summary_table(const ProblemSeeds& ps, bool timing) {
 report::Table hmc_diagnostics_table(const ProblemSeeds& ps) {
   report::Table t;
   t.caption = fmt::format(
-      "HMC reference posterior per seed: {}. A reference with max R-hat above {} is not "
-      "converged and no finding rests on it",
+      "HMC reference posterior per seed: {}. R-hat and ESS over the parameters, and over the "
+      "function values at the evaluation points (which the network's symmetries — hidden units "
+      "permuted, a tanh unit's signs flipped — leave unchanged, while the chains cross between "
+      "the equivalent modes). A reference with max R-hat above {} is not converged for that "
+      "quantity, and no finding about it rests on it",
       ps.base().hmc->how, hmc_rhat_threshold);
-  t.header = {"seed",          "max R-hat", "min bulk-ESS",       "min tail-ESS",
-              "divergences",   "step size", "gradients per draw", "tree depth cap hits",
-              "test log-lik.", "status"};
+  t.header = {"seed",
+              "max R-hat (parameters)",
+              "max R-hat (at the points)",
+              "min bulk-ESS (parameters)",
+              "min bulk-ESS (at the points)",
+              "min tail-ESS",
+              "divergences",
+              "step size",
+              "gradients per draw",
+              "tree depth cap hits",
+              "test log-lik.",
+              "status"};
   for (std::size_t k = 0; k < ps.runs.size(); ++k) {
     if (!ps.runs[k].hmc) continue;
     const HmcReference& h = *ps.runs[k].hmc;
+    const std::string status = h.converged && h.converged_points ? "converged"
+                               : h.converged_points
+                                   ? "converged at the points; parameters NOT CONVERGED"
+                               : h.converged ? "parameters converged; NOT CONVERGED at the points"
+                                             : "NOT CONVERGED";
     t.rows.push_back({std::to_string(ps.seeds[k]), fmt_num(h.max_rhat, "{:.4f}"),
-                      fmt_num(h.min_ess_bulk, "{:.0f}"), fmt_num(h.min_ess_tail, "{:.0f}"),
+                      fmt_num(h.max_rhat_points, "{:.4f}"), fmt_num(h.min_ess_bulk, "{:.0f}"),
+                      fmt_num(h.min_ess_bulk_points, "{:.0f}"), fmt_num(h.min_ess_tail, "{:.0f}"),
                       std::to_string(h.divergences), fmt_num(h.step_size, "{:.3g}"),
                       fmt_num(h.mean_leapfrog_steps, "{:.1f}"),
                       fmt::format("{} of {}", h.max_tree_depth_hits, h.chains * h.draws),
-                      fmt_num(h.test_log_likelihood), h.converged ? "converged" : "NOT CONVERGED"});
+                      fmt_num(h.test_log_likelihood), status});
   }
   return t;
 }
@@ -478,19 +689,22 @@ report::Table hmc_diagnostics_table(const ProblemSeeds& ps) {
 // HMC predictive's test log-likelihood beside the methods'.
 report::Table hmc_scores_table(const ProblemSeeds& ps) {
   const ProblemRecord& p = ps.base();
-  int converged = 0;
-  for (const ProblemRecord& r : ps.runs) converged += r.hmc && r.hmc->converged ? 1 : 0;
+  int converged = 0, converged_points = 0;
+  for (const ProblemRecord& r : ps.runs) {
+    converged += r.hmc && r.hmc->converged ? 1 : 0;
+    converged_points += r.hmc && r.hmc->converged_points ? 1 : 0;
+  }
   report::Table t;
   t.caption = fmt::format(
       "Against the HMC reference{}: median over the parameters of log(sd / sd_HMC) (below 0: "
       "narrower marginals than HMC's); at the evaluation points ({}) the mean of log(predictive "
       "sd / HMC's) and the RMS difference of the predictive means ({}); HMC's references "
-      "converged on {} of {} seeds",
+      "converged on {} of {} seeds over the parameters and on {} at the points",
       ps.runs.size() > 1 ? fmt::format(", mean ± sd over {} seeds", ps.runs.size()) : "",
       p.evaluation_points_what,
       p.task == "classification" ? "of P(y = 1 | x, θ) over θ"
                                  : "of f(x; θ) over θ, without the noise",
-      converged, ps.runs.size());
+      converged, ps.runs.size(), converged_points);
   t.header = {"posterior", "median log sd-ratio", "log predictive sd-ratio at the points",
               "predictive mean RMS difference", "test log-lik."};
   std::vector<double> ll;
@@ -535,16 +749,311 @@ report::Verdict report_verdict(const StudyVerdict& v, std::string claim) {
   return r;
 }
 
-report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& figures) {
-  report::Report r;
-  r.title = "ngvi study: natural-gradient variational inference on built-in problems";
+// The id of a problem's section and of the i-th verdict, the targets of the summary's links.
+std::string problem_id(const std::string& problem) { return "problem-" + problem; }
+std::string verdict_id(std::size_t i) { return fmt::format("verdict-{}", i + 1); }
+
+// The figure a verdict rests on (its stem, which is its id), from what its statistic measures;
+// empty when it rests on a table (the scores against HMC) or on no figure of the problem.
+std::string verdict_figure(const StudyVerdict& v, const ProblemRecord& p) {
+  const std::string what = v.claim + " | " + v.statistic_name;
+  auto has = [&](const char* s) { return what.find(s) != std::string::npos; };
+  if (has("in-between")) return p.name + "_predictive_von_diagonal";
+  if (has("sd_HMC")) return "";
+  if (has("‖A − H‖_F") || has("relative Frobenius error")) return p.name + "_approximation_error";
+  if (has("from h₀")) return p.name + "_running_scale";
+  if (has("on log S")) return p.name + "_sample_size";
+  if (has("diag h") || has("relative error of the diagonal")) return p.name + "_running_curvature";
+  if (has("ELBO")) return p.name + "_elbo_iterations";
+  if (has("exact posterior") || has("mean-field optimum")) {
+    if (!p.reference || p.reference->marginal_x.empty()) return "";
+    return fmt::format("{}_marginal_{}", p.name,
+                       p.parameter_names.empty() ? std::string("θ0") : p.parameter_names.front());
+  }
+  return "";
+}
+
+// "4 confirmed, 1 refuted, 2 inconclusive" of the findings and "2 checks passed" of the checks
+// among `verdicts` (those of `problem`, when given).
+std::string tally(const std::vector<StudyVerdict>& verdicts, const std::string& problem = "") {
   int findings = 0, confirmed = 0, inconclusive = 0, checks = 0, passed = 0;
-  for (const StudyVerdict& v : run.verdicts) {
+  for (const StudyVerdict& v : verdicts) {
+    if (!problem.empty() && v.problem != problem) continue;
     const bool check = v.kind == ClaimKind::check;
     (check ? checks : findings) += 1;
     (check ? passed : confirmed) += v.confirmed ? 1 : 0;
-    inconclusive += v.inconclusive ? 1 : 0;
+    inconclusive += !check && v.inconclusive ? 1 : 0;
   }
+  std::string out = fmt::format("{} finding{}", findings, findings == 1 ? "" : "s");
+  if (findings > 0)
+    out += fmt::format(" ({} confirmed, {} refuted, {} inconclusive)", confirmed,
+                       findings - confirmed - inconclusive, inconclusive);
+  out += fmt::format(", {} sanity check{}", checks, checks == 1 ? "" : "s");
+  if (checks > 0) out += passed == checks ? " (all passed)" : fmt::format(" ({} passed)", passed);
+  return out;
+}
+
+// "Two moons: …": the problem's VON-against-VOGN comparisons (study_summary.hpp), the pairs that
+// are one method on this problem in one sentence with the reason, then how often VON's remedy
+// for an indefinite Hessian fired and the problem's tally of verdicts.
+report::Item problem_summary(const ProblemSeeds& ps, const std::vector<StudyVerdict>& verdicts) {
+  const ProblemRecord& p = ps.base();
+  const std::vector<PairedDifference> comparisons = von_vogn_comparisons(ps);
+  std::string text = p.title + ". ";
+  for (const char* a : {"von", "von_diagonal"}) {
+    std::vector<const PairedDifference*> pair;
+    for (const PairedDifference& d : comparisons)
+      if (d.a == a) pair.push_back(&d);
+    if (pair.empty()) continue;
+    const bool all_same = std::all_of(pair.begin(), pair.end(), [](const PairedDifference* d) {
+      return d->same && d->left_out.empty();
+    });
+    if (all_same) {
+      std::string what;
+      for (const PairedDifference* d : pair)
+        what += (what.empty() ? "" : ", ") + std::string(summary_statistic_text(d->statistic));
+      const std::string why = why_the_same(p, std::string(a) == "von_diagonal");
+      text += fmt::format(
+          "{} VON and {} VOGN (GGN) are the same on all {} seeds ({}; within 1e-9 "
+          "relative){}. ",
+          a == std::string("von") ? "Full" : "Diagonal",
+          a == std::string("von") ? "full" : "diagonal", pair.front()->seeds_total, what,
+          why.empty() ? "" : ": " + why);
+      continue;
+    }
+    for (const PairedDifference* d : pair) {
+      std::string sentence = describe(*d);
+      sentence.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+      text += sentence + " ";
+    }
+  }
+  std::string uses, names;
+  for (const char* m : {"von", "von_diagonal"}) {
+    bool present = false;
+    for (const MethodRecord& x : p.methods) present = present || x.name == m;
+    if (!present) continue;
+    const RemedyUse u = remedy_use(ps, m);
+    uses += (uses.empty() ? "" : "; ") + describe(u);
+    for (const std::string& r : u.remedies)
+      if (names.find(r) == std::string::npos) names += (names.empty() ? "" : ", ") + r;
+  }
+  if (!uses.empty())
+    text += "VON's remedy for an indefinite Hessian" + (names.empty() ? "" : " (" + names + ")") +
+            " fired on: " + uses + ". ";
+  text += "Verdicts: " + tally(verdicts, p.name) + ".";
+  return {text, "→ section", problem_id(p.name)};
+}
+
+// The report's opening: what VON against VOGN came to on each problem, computed from the
+// numbers (study_summary.hpp), with links to the problems' sections where the verdicts stand.
+report::Section summary_section(const StudyRun& run) {
+  report::Section s{"Summary: VON against VOGN", {}, "summary"};
+  // The short answer: for each pair and number, the problems each verdict word came out on.
+  std::map<std::string, std::map<SummaryStatistic, std::map<std::string, std::string>>> words;
+  for (const ProblemSeeds& ps : run.problems)
+    for (const PairedDifference& d : von_vogn_comparisons(ps)) {
+      std::string& problems = words[d.a][d.statistic][d.verdict()];
+      problems += (problems.empty() ? "" : ", ") + d.problem;
+    }
+  std::string answer;
+  for (const char* pair : {"von", "von_diagonal"}) {
+    if (!words.contains(pair)) continue;
+    const bool full = pair == std::string("von");
+    answer += fmt::format(" {} VON against {} VOGN (GGN) —", full ? "Full" : "Diagonal",
+                          full ? "full" : "diagonal");
+    std::string per_statistic;
+    for (const auto& [statistic, by_word] : words[pair]) {
+      std::string counts;
+      for (const auto& [word, problems] : by_word)
+        counts += (counts.empty() ? "" : "; ") + fmt::format("{} on {}", word, problems);
+      std::string what = summary_statistic_text(statistic);
+      if (!per_statistic.empty())
+        what.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(what.front())));
+      per_statistic += fmt::format("{} {}: {}", per_statistic.empty() ? "" : ".", what, counts);
+    }
+    answer += per_statistic + ".";
+  }
+  s.blocks.push_back(report::Paragraph{fmt::format(
+      "VON − VOGN paired by seed (same data, initial weights and draws), like with like, each "
+      "decided by whether the 95% t-interval of the mean difference over the seeds excludes 0; "
+      "per number, the problems each answer came out on.{} A seed is left out of a comparison "
+      "when either fit is poor or diverged, and of a comparison against HMC when its reference "
+      "did not converge. Per problem:",
+      answer)});
+  report::List items;
+  for (const ProblemSeeds& ps : run.problems)
+    items.items.push_back(problem_summary(ps, run.verdicts));
+  s.blocks.push_back(std::move(items));
+  s.blocks.push_back(report::Paragraph{fmt::format(
+      "Over all problems: {}. Each verdict stands once, in its problem's section, beside the plot "
+      "or table it rests on.",
+      tally(run.verdicts))});
+  return s;
+}
+
+// Fits that are not healthy (fit_health.hpp) and HMC references that did not converge, per
+// problem, with links to the problems' sections.
+report::Section failures_section(const StudyRun& run) {
+  report::Section s{"Failures", {}, "failures"};
+  s.blocks.push_back(report::Paragraph{
+      "A fit is diverged when the fit loop stopped it (a non-finite value or a runaway loss) or "
+      "its "
+      "test log-likelihood is not finite, poor when its test log-likelihood is below the no-skill "
+      "predictive's (which ignores the inputs); an HMC reference is not converged when its max "
+      "R-hat exceeds " +
+      fmt::format("{}", hmc_rhat_threshold) +
+      ". No finding rests on either silently: the verdicts that involve one say so."});
+  report::List items;
+  for (const ProblemSeeds& ps : run.problems) {
+    const ProblemRecord& p = ps.base();
+    for (std::size_t i = 0; i < p.methods.size(); ++i) {
+      std::string bad;
+      int n = 0;
+      for (std::size_t k = 0; k < ps.runs.size(); ++k) {
+        const MethodRecord& m = ps.runs[k].methods[i];
+        if (m.health == "ok") continue;
+        ++n;
+        const std::string why =
+            m.health == "poor"
+                ? fmt::format("test log-likelihood {:.4g} < the no-skill {:.4g}",
+                              m.test_log_likelihood, ps.runs[k].no_skill_log_likelihood)
+                : m.health_reason;
+        bad +=
+            fmt::format("{}seed {} {} ({})", bad.empty() ? "" : "; ", ps.seeds[k], m.health, why);
+      }
+      if (n > 0)
+        items.items.push_back(
+            {fmt::format("{}: {} — not healthy on {} of {} seeds: {}.", p.title,
+                         method_info(p.methods[i].name).label, n, ps.runs.size(), bad),
+             "→ section", problem_id(p.name)});
+    }
+    std::string unconverged;
+    int n = 0, points_converged = 0;
+    for (std::size_t k = 0; k < ps.runs.size(); ++k)
+      if (const auto& h = ps.runs[k].hmc; h && !h->converged) {
+        ++n;
+        points_converged += h->converged_points ? 1 : 0;
+        unconverged += fmt::format(
+            "{}seed {} (max R-hat {:.3f}, min bulk-ESS {:.0f}; at the evaluation points max R-hat "
+            "{:.4f}{})",
+            unconverged.empty() ? "" : ", ", ps.seeds[k], h->max_rhat, h->min_ess_bulk,
+            h->max_rhat_points, h->converged_points ? ", converged" : ", not converged");
+      }
+    if (n > 0)
+      items.items.push_back(
+          {fmt::format("{}: the HMC reference did not converge in its parameters on {} of {} "
+                       "seeds: {}. {}.",
+                       p.title, n, ps.runs.size(), unconverged,
+                       points_converged > 0
+                           ? fmt::format("No finding on the parameters' marginals rests on those "
+                                         "seeds; a finding on the predictive at the evaluation "
+                                         "points uses the {} of them whose function values "
+                                         "converged",
+                                         points_converged)
+                           : std::string("No finding rests on those seeds")),
+           "→ section", problem_id(p.name)});
+  }
+  if (items.items.empty())
+    s.blocks.push_back(
+        report::Paragraph{"None: every fit is healthy and every HMC reference converged."});
+  else
+    s.blocks.push_back(std::move(items));
+  return s;
+}
+
+// One line when every check passed, else the failed ones, linked to where they stand.
+report::Section checks_section(const StudyRun& run) {
+  report::Section s{"Sanity checks", {}, "checks"};
+  int checks = 0;
+  report::List failed;
+  for (std::size_t i = 0; i < run.verdicts.size(); ++i) {
+    const StudyVerdict& v = run.verdicts[i];
+    if (v.kind != ClaimKind::check) continue;
+    ++checks;
+    if (!v.confirmed)
+      failed.items.push_back(
+          {fmt::format("FAILED: {}: {}.", v.problem, v.claim), "→ the check", verdict_id(i)});
+  }
+  const std::string what = fmt::format(
+      "{} sanity check{} (identities that hold by construction: the GGN of a model linear in θ "
+      "is its Hessian, VON's fixed point on the conjugate problem is the exact posterior{})",
+      checks, checks == 1 ? "" : "s", run.seeds.size() > 1 ? "; required on every seed" : "");
+  if (failed.items.empty()) {
+    s.blocks.push_back(report::Paragraph{
+        fmt::format("All {} passed; each stands in its problem's section.", what)});
+  } else {
+    s.blocks.push_back(
+        report::Paragraph{fmt::format("{} of the {} failed:", failed.items.size(), what)});
+    s.blocks.push_back(std::move(failed));
+  }
+  return s;
+}
+
+// A problem's section: its description and tables, then its figures, each verdict right after
+// the figure it rests on (verdict_figure) and those that rest on a table after the tables.
+report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
+                                std::vector<PlannedFigure>& figures) {
+  const ProblemRecord& p = ps.base();
+  report::Section s{p.title, {}, problem_id(p.name)};
+  s.blocks.push_back(report::Paragraph{fmt::format(
+      "{}. N = {} training and {} test examples, P = {} parameters, prior N(0, {}·I); {} epochs in "
+      "minibatches of {} ({} iterations). Verdicts: {}, each beside the plot or table it rests on.",
+      p.description, p.examples, p.test_examples, p.parameters, 1.0 / p.prior_precision, p.epochs,
+      p.minibatch > 0 ? std::to_string(p.minibatch) : std::string("all examples"), p.iterations,
+      tally(run.verdicts, p.name))});
+  if (p.reference)
+    s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
+  s.blocks.push_back(summary_table(ps, run.timing));
+  if (p.hmc) {
+    s.blocks.push_back(hmc_diagnostics_table(ps));
+    s.blocks.push_back(hmc_scores_table(ps));
+  } else if (!p.hmc_absent.empty()) {
+    s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
+  }
+  report::Section drawn{"", {}};
+  Builder b{figures, drawn,
+            ps.runs.size() > 1
+                ? fmt::format(" Drawn from the run of the base seed, {} (of {} seeds).",
+                              ps.seeds.front(), ps.runs.size())
+                : std::string()};
+  convergence_figures(p, b);
+  marginal_figures(p, b);
+  sample_size_figure(p, b);
+  predictive_figures(p, b);
+  test_predictive_figures(p, b);
+  approximation_figures(p, b);
+  running_curvature_figures(p, b);
+  // Verdicts by the figure they rest on; those whose figure is not drawn go after the tables.
+  std::map<std::string, std::vector<report::Verdict>> by_figure;
+  std::map<std::string, std::string> figure_text;
+  for (const report::Block& block : drawn.blocks)
+    if (const auto* f = std::get_if<report::Figure>(&block)) figure_text[f->id] = f->id;
+  for (std::size_t i = 0; i < run.verdicts.size(); ++i) {
+    const StudyVerdict& v = run.verdicts[i];
+    if (v.problem != p.name) continue;
+    report::Verdict r = report_verdict(v, v.claim);
+    r.id = verdict_id(i);
+    const std::string fig = verdict_figure(v, p);
+    if (figure_text.contains(fig)) {
+      r.figure_id = fig;
+      r.figure_text = fig;
+      by_figure[fig].push_back(std::move(r));
+    } else {
+      s.blocks.push_back(std::move(r));
+    }
+  }
+  for (report::Block& block : drawn.blocks) {
+    const auto* f = std::get_if<report::Figure>(&block);
+    const std::string id = f ? f->id : std::string();
+    s.blocks.push_back(std::move(block));
+    for (report::Verdict& v : by_figure[id]) s.blocks.push_back(std::move(v));
+  }
+  return s;
+}
+
+report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& figures) {
+  report::Report r;
+  r.title = "ngvi study: natural-gradient variational inference on built-in problems";
   const std::string seeds =
       run.seeds.size() == 1
           ? fmt::format("from the same seed ({})", run.seeds.front())
@@ -553,35 +1062,24 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
                 "run)",
                 run.seeds.size(), run.seeds.front(), run.seeds.back());
   r.introduction.push_back({fmt::format(
-      "Every method below was fitted to every problem {}{}, through the library's one fit loop "
-      "(vi::fit). {} findings from the literature were judged against the numbers{}: {} "
-      "confirmed, {} refuted, {} inconclusive. Apart from them, {} sanity checks — identities "
-      "that hold by construction{} — {} passed.{}",
-      seeds, run.quick ? " in the short --quick version" : "", findings,
-      run.seeds.size() == 1
-          ? std::string()
-          : " (each by the 95% t-interval of its statistic's mean over the seeds, against a "
-            "threshold and margin fixed in advance)",
-      confirmed, findings - confirmed - inconclusive, inconclusive, checks,
-      run.seeds.size() == 1 ? "" : ", required on every seed",
-      passed == checks ? "all" : fmt::format("{} of them", passed),
+      "Every method was fitted to every problem {}{}, through the library's one fit loop "
+      "(vi::fit). The summary below answers VON against VOGN from those numbers; then come the "
+      "fits that failed, the sanity checks, the methods, and one section per problem with its "
+      "tables, plots and verdicts (findings from the literature, each decided {}against a "
+      "threshold and margin fixed in advance).{} All numbers are in results.json beside this page "
+      "(schema in app/study/README.md of the source tree), each fit's history in "
+      "history/<problem>/seed_<seed>/<method>.csv, every plot as SVG and PNG in plots/.",
+      seeds, run.quick ? " in the short --quick version" : "",
+      run.seeds.size() == 1 ? "on the one seed "
+                            : "by the 95% t-interval of its statistic's mean "
+                              "over the seeds ",
       run.timing ? fmt::format(" The fits and their measurements took {:.1f} s.", run.seconds)
                  : std::string())});
-  r.introduction.push_back(
-      {"All numbers are in results.json beside this page (schema in app/study/README.md of the "
-       "source tree), each fit's history in history/<problem>/seed_<seed>/<method>.csv, and every "
-       "plot as SVG "
-       "and PNG in plots/."});
+  r.sections.push_back(summary_section(run));
+  r.sections.push_back(failures_section(run));
+  r.sections.push_back(checks_section(run));
 
-  report::Section verdicts{"Findings", {}};
-  report::Section sanity{"Sanity checks", {}};
-  for (const StudyVerdict& v : run.verdicts)
-    (v.kind == ClaimKind::check ? sanity : verdicts)
-        .blocks.push_back(report_verdict(v, v.problem + ": " + v.claim));
-  for (report::Section* sec : {&verdicts, &sanity})
-    if (!sec->blocks.empty()) r.sections.push_back(std::move(*sec));
-
-  report::Section methods{"Methods", {}};
+  report::Section methods{"Methods", {}, "methods"};
   report::Table mt{"", {"method", "what it is"}, {}};
   for (const MethodInfo& m : method_catalog()) mt.rows.push_back({m.label, m.what});
   methods.blocks.push_back(mt);
@@ -592,39 +1090,8 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
       "full-covariance methods are left out where P×P work per step would dominate the run."});
   r.sections.push_back(std::move(methods));
 
-  for (const ProblemSeeds& ps : run.problems) {
-    const ProblemRecord& p = ps.base();
-    report::Section s{p.title, {}};
-    s.blocks.push_back(report::Paragraph{fmt::format(
-        "{}. N = {} training and {} test examples, P = {} parameters, prior N(0, {}·I); {} epochs "
-        "in "
-        "minibatches of {} ({} iterations).",
-        p.description, p.examples, p.test_examples, p.parameters, 1.0 / p.prior_precision, p.epochs,
-        p.minibatch > 0 ? std::to_string(p.minibatch) : std::string("all examples"),
-        p.iterations)});
-    if (p.reference)
-      s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
-    s.blocks.push_back(summary_table(ps, run.timing));
-    if (p.hmc) {
-      s.blocks.push_back(hmc_diagnostics_table(ps));
-      s.blocks.push_back(hmc_scores_table(ps));
-    } else if (!p.hmc_absent.empty()) {
-      s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
-    }
-    for (const StudyVerdict& v : run.verdicts)
-      if (v.problem == p.name) s.blocks.push_back(report_verdict(v, v.claim));
-    Builder b{figures, s,
-              ps.runs.size() > 1
-                  ? fmt::format(" Drawn from the run of the base seed, {} (of {} seeds).",
-                                ps.seeds.front(), ps.runs.size())
-                  : std::string()};
-    convergence_figures(p, b);
-    marginal_figures(p, b);
-    predictive_figures(p, b);
-    approximation_figures(p, b);
-    running_curvature_figures(p, b);
-    r.sections.push_back(std::move(s));
-  }
+  for (const ProblemSeeds& ps : run.problems)
+    r.sections.push_back(problem_section(run, ps, figures));
   return r;
 }
 

@@ -57,6 +57,11 @@ json method_json(const ProblemRecord& p, std::uint64_t seed, const MethodRecord&
     j["hmc_scores"] = {{"sd_log_ratio_median", m.hmc_scores->sd_log_ratio_median},
                        {"point_sd_log_ratio", m.hmc_scores->point_sd_log_ratio},
                        {"point_mean_error", m.hmc_scores->point_mean_error}};
+  if (p.vi_optimum) {
+    j["kl_from_vi_optimum"] = m.kl_from_vi_optimum ? json(*m.kl_from_vi_optimum) : json(nullptr);
+    j["covariance_kl_from_vi_optimum"] =
+        m.kl_from_vi_optimum ? json(covariance_kl_from_optimum(m, *p.vi_optimum)) : json(nullptr);
+  }
   j["remedies"] = json::object();
   for (const auto& [k, v] : m.remedies) j["remedies"][k] = v;
   j["history_csv"] = history_path(p.name, seed, m.name);
@@ -118,6 +123,26 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
     j["data"] = {{"design", rows}, {"targets", vec(p.targets)}};
     if (p.noise_precision > 0.0) j["data"]["noise_precision"] = p.noise_precision;
   }
+  j["vi_optimum"] = nullptr;
+  if (p.vi_optimum) {
+    const GaussianOptimum& o = *p.vi_optimum;
+    json rows = json::array();
+    for (Eigen::Index i = 0; i < o.covariance.rows(); ++i)
+      rows.push_back(vec(o.covariance.row(i).transpose()));
+    j["vi_optimum"] = {{"how", o.how},
+                       {"mean", vec(o.mean)},
+                       {"covariance", rows},
+                       {"mean_field_mean", vec(o.mean_field_mean)},
+                       {"mean_field_sd", vec(o.mean_field_sd)}};
+  }
+  j["sample_size_study"] = json::array();
+  for (const SampleSizeRun& r : p.sample_size)
+    j["sample_size_study"].push_back({{"method", r.method},
+                                      {"samples", r.samples},
+                                      {"error", r.error},
+                                      {"status", r.status},
+                                      {"from_iteration", r.from_iteration},
+                                      {"slope", r.slope}});
   j["hmc_reference"] = nullptr;
   if (p.hmc) {
     const HmcReference& h = *p.hmc;
@@ -135,6 +160,9 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
         {"mean_leapfrog_steps", h.mean_leapfrog_steps},
         {"max_tree_depth_hits", h.max_tree_depth_hits},
         {"converged", h.converged},
+        {"max_rhat_points", h.max_rhat_points},
+        {"min_ess_bulk_points", h.min_ess_bulk_points},
+        {"converged_points", h.converged_points},
         {"mean", vec(h.mean)},
         {"sd", vec(h.sd)},
         {"test_log_likelihood", h.test_log_likelihood},
@@ -196,13 +224,15 @@ json summary_json(const ProblemSeeds& ps) {
 // test metrics; null when the problem has none.
 json hmc_summary_json(const ProblemSeeds& ps) {
   if (!ps.base().hmc) return nullptr;
-  std::vector<double> rhat, bulk, tail, div, eps, ll, rmse, accuracy;
-  int converged = 0;
+  std::vector<double> rhat, rhat_points, bulk, tail, div, eps, ll, rmse, accuracy;
+  int converged = 0, converged_points = 0;
   for (const ProblemRecord& r : ps.runs) {
     if (!r.hmc) continue;
     const HmcReference& h = *r.hmc;
     converged += h.converged ? 1 : 0;
+    converged_points += h.converged_points ? 1 : 0;
     rhat.push_back(h.max_rhat);
+    rhat_points.push_back(h.max_rhat_points);
     bulk.push_back(h.min_ess_bulk);
     tail.push_back(h.min_ess_tail);
     div.push_back(static_cast<double>(h.divergences));
@@ -213,7 +243,9 @@ json hmc_summary_json(const ProblemSeeds& ps) {
   }
   return {{"seeds", rhat.size()},
           {"seeds_converged", converged},
+          {"seeds_converged_points", converged_points},
           {"max_rhat", mean_sd_json(rhat)},
+          {"max_rhat_points", mean_sd_json(rhat_points)},
           {"min_ess_bulk", mean_sd_json(bulk)},
           {"min_ess_tail", mean_sd_json(tail)},
           {"divergences", mean_sd_json(div)},

@@ -110,6 +110,41 @@ struct MethodRecord {
   // Gaussian included), and the method's scores against the HMC reference (hmc_reference.hpp).
   std::optional<GridPredictive> at_points;
   std::optional<HmcScores> hmc_scores;
+  // The final q's full covariance on the small problems (P ≤ small_problem_parameters; empty
+  // elsewhere), and its KL(q ‖ q*) from the run's full-covariance VI optimum where the run has
+  // one (ProblemRecord::vi_optimum).
+  Eigen::MatrixXd covariance;
+  std::optional<double> kl_from_vi_optimum;
+  // A regression's final predictive at each test example, in original units: mean and sd of y
+  // (the report's predictive-against-target and coverage plots); empty for a classification.
+  std::optional<GridPredictive> test_predictive;
+};
+
+// Problems with at most this many parameters keep each method's full covariance (the linear
+// models: the conjugate problem, P = 4, and the 2-D logistic regression, P = 2).
+inline constexpr Eigen::Index small_problem_parameters = 16;
+
+// The Gaussian VI optimum of a linear model: the full-covariance q* = argmax ELBO (on the
+// conjugate problem the exact posterior) and the mean-field one (diagonal covariance; on the
+// conjugate problem the exact means with sd 1/√Λⱼⱼ). The reference of the Monte-Carlo findings.
+struct GaussianOptimum {
+  std::string how;  // how it was computed, for the report
+  Eigen::VectorXd mean;
+  Eigen::MatrixXd covariance;
+  Eigen::VectorXd mean_field_mean, mean_field_sd;
+};
+
+// One method's Monte-Carlo error at its fixed point for each number S of samples per step
+// (sample_size_study.hpp): the same problem, loop and step sizes, S changed alone.
+struct SampleSizeRun {
+  std::string method;        // "von" (against the full optimum) or "vogn_ggn" (the mean-field one)
+  std::vector<int> samples;  // S
+  // √(mean of KL(q_t ‖ q*) over the iterations t of the last half of the run), per S; NaN for a
+  // fit that did not finish.
+  std::vector<double> error;
+  std::vector<std::string> status;  // vi::FitStatus of each fit, as text
+  std::int64_t from_iteration = 0;  // the first iteration averaged over
+  double slope = 0.0;  // least-squares slope of log(error) on log(S); −½ for error ∝ 1/√S
 };
 
 // An exact posterior to compare the methods with: closed form (Bayesian linear regression) or
@@ -123,7 +158,9 @@ struct ReferencePosterior {
 
 // The HMC (NUTS) reference posterior of a network problem: draws from p(θ | D) by vi::hmc
 // (inference/hmc.hpp), every chain started at the MAP, with Stan's diagnostics. `converged`
-// is max R-hat ≤ hmc_rhat_threshold; no finding rests on a reference that is not.
+// is max R-hat over the parameters ≤ hmc_rhat_threshold, `converged_points` the same over the
+// function values at the evaluation points; a finding about the parameters' posterior rests
+// only on the first, one about the predictive at the points only on the second.
 struct HmcReference {
   std::string how;  // the sampler's settings in words, for the report
   int chains = 0, warmup = 0, draws = 0, max_tree_depth = 0;
@@ -132,8 +169,16 @@ struct HmcReference {
   double step_size = 0.0;            // the chains' adapted ε, averaged
   double mean_leapfrog_steps = 0.0;  // gradients per kept draw, averaged over the chains
   std::int64_t max_tree_depth_hits = 0;
-  double seconds = 0.0;  // wall time of the sampler
-  bool converged = false;
+  double seconds = 0.0;    // wall time of the sampler
+  bool converged = false;  // max_rhat <= hmc_rhat_threshold: the parameters' posterior
+  // The same diagnostics of the function values at the evaluation points (f(x; θ), or
+  // P(y = 1 | x, θ)), one series per point: the largest R-hat, the smallest bulk-ESS, and
+  // whether that R-hat is within the threshold. Unlike the parameters, these do not change under
+  // the network's symmetries (hidden units permuted, a tanh unit's (w, b, v) → (−w, −b, −v)), so
+  // they converge even where the chains move between equivalent modes (hmc_reference.hpp). NaN
+  // (and not converged) without evaluation points.
+  double max_rhat_points = 0.0, min_ess_bulk_points = 0.0;
+  bool converged_points = false;
   Eigen::VectorXd mean, sd;  // pooled draws
   double test_log_likelihood = 0.0, test_rmse = 0.0, test_accuracy = 0.0;
   GridPredictive at_points;  // at ProblemRecord::evaluation_points, over all the pooled draws
@@ -153,7 +198,13 @@ struct ProblemRecord {
   std::vector<std::string> parameter_names;     // small problems only (the marginal plots)
   std::vector<MethodRecord> methods;            // in the catalog's order
   Eigen::MatrixXd train_inputs, train_targets;  // for the predictive plots
-  std::vector<double> grid_x, grid_y;           // the plotting grid's axes (1-D: grid_y empty)
+  // The test examples for the plots: inputs as the model sees them, targets in original units.
+  Eigen::MatrixXd test_inputs;
+  Eigen::VectorXd test_targets;
+  // The noise-free function on grid_x where the problem knows it (the gap problem's sin 2x);
+  // empty otherwise.
+  std::vector<double> grid_truth;
+  std::vector<double> grid_x, grid_y;  // the plotting grid's axes (1-D: grid_y empty)
   std::optional<ReferencePosterior> reference;
   // The no-skill predictive's test log-likelihood, the line below which a fit is poor
   // (fit_health.hpp).
@@ -175,6 +226,10 @@ struct ProblemRecord {
   std::string hmc_absent;
   Eigen::MatrixXd evaluation_points;
   std::string evaluation_points_what;
+  // The linear models' Gaussian VI optimum (empty elsewhere) and the Monte-Carlo error of VON
+  // and diagonal VOGN at their fixed points against it, for S = 1, 4, 16, 64.
+  std::optional<GaussianOptimum> vi_optimum;
+  std::vector<SampleSizeRun> sample_size;
 };
 
 }  // namespace ngvi::app::study

@@ -14,15 +14,16 @@
 //
 // Findings (each made only where the run has the data for it):
 //   * the GGN, the empirical Fisher, the MC Fisher and K-FAC approach the Hessian as training
-//     goes on (relative Frobenius error at the last point of the MAP trajectory at most
-//     approach_factor times the first; Martens 2020);
+//     goes on (the mean relative Frobenius error over the last quarter of the MAP trajectory
+//     at most approach_factor times the mean over its first quarter, judged on the log of the
+//     ratio; Martens 2020);
 //   * the empirical Fisher is a worse Hessian approximation than the GGN at the MAP (Kunstner,
 //     Balles & Hennig 2019) — only where the GGN is not the Hessian itself;
 //   * IVON with β₂ = 0.999 estimates the Hessian better than with the default β₂ (Shen et al.
 //     2024);
 //   * diagonal VON's running precision tracks the exact Hessian more closely than diagonal VOGN's
-//     empirical Fisher (relative error of the diagonals at the end; Khan et al. 2018) — diagonal
-//     against diagonal;
+//     empirical Fisher (relative error of the diagonals averaged over the last quarter of each
+//     run, lower by more than tracking_margin; Khan et al. 2018) — diagonal against diagonal;
 //   * mean-field methods underestimate the marginal variances of the HMC reference posterior
 //     (Bishop 2006, §10.1.2; Blei, Kucukelbir & McAuliffe 2017): the median over the parameters
 //     of log(sd / sd_HMC), averaged over diagonal VON and diagonal VOGN (GGN), below 0 by more
@@ -31,11 +32,26 @@
 //     (Foong, Li, Hernández-Lobato & Turner 2019): the mean over the points in the gap of
 //     log(predictive sd of f / HMC's), averaged over diagonal VON, diagonal VOGN (GGN) and
 //     Bayes-by-backprop, below 0 by more than hmc_log_ratio_margin;
-//     both are decided only over the seeds whose reference is converged;
+//     both are decided only over the seeds whose reference is converged — the first by the
+//     R-hat of the parameters, the second by the R-hat of the function values at the points
+//     (the chains move between the network's equivalent modes, which changes the parameters'
+//     marginals but not the predictive; hmc_reference.hpp);
 //   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
 //     of iterations (Zhang et al. 2018): decided by the exact ELBOs where the problem has them,
 //     else by the Monte-Carlo ones with elbo_margin_standard_errors standard errors of the
-//     difference as the margin, inconclusive within it.
+//     difference as the margin, inconclusive within it;
+//   * VON's (full) and diagonal VOGN's (GGN) Monte-Carlo error at the fixed point falls as 1/√S
+//     in the samples per step S (Khan et al. 2018; Khan & Rue 2023), on the linear models against
+//     their Gaussian VI optimum (sample_size_study.hpp): the least-squares slope of log e(S) on
+//     log S over S = 1, 4, 16, 64 (−½ expected) below sample_size_slope_threshold by more than
+//     sample_size_slope_margin;
+//   * noisy K-FAC's posterior is closer to the full-covariance reference than noisy Adam's
+//     (Zhang, Sun, Duvenaud & Grosse 2018): log(noisy Adam's distance ÷ noisy K-FAC's) above 0
+//     by more than kfac_distance_log_ratio_margin, the distance on the linear models the shape
+//     term KL(N(μ*, Σ_q) ‖ q*) from the full-covariance VI optimum q* = N(μ*, Σ*)
+//     (covariance_kl_from_optimum), and on two moons (whose HMC reference has too
+//     few effective draws for a 65 × 65 covariance) the mean over the parameters of
+//     |log(sd / sd_HMC)|, decided over the seeds whose reference is converged.
 // Checks:
 //   * VON (full) and full VOGN with the GGN reach the exact posterior of the conjugate problem,
 //     diagonal VON and diagonal VOGN with the GGN its mean-field optimum (mean and standard
@@ -88,9 +104,10 @@ struct StudyVerdict {
   // The fits the claim rests on that are not healthy (fit_health.hpp), per seed; empty: none.
   std::string health_note;
   // A claim judged against the HMC reference: non-empty when this seed's reference is not
-  // converged (max R-hat > hmc_rhat_threshold), saying so. study_verdicts() leaves such seeds out
-  // of the decision (and says which), so that no finding rests on an unconverged reference; with
-  // none left the finding is inconclusive.
+  // converged for the claim's quantity (max R-hat > hmc_rhat_threshold over the parameters, or
+  // over the function values at the evaluation points), saying so. study_verdicts() leaves such
+  // seeds out of the decision (and says which), so that no finding rests on an unconverged
+  // reference; with none left the finding is inconclusive.
   std::string unconverged_reference;
 
   // "confirmed", "refuted" or "inconclusive" (a check: "confirmed" when it passed).
@@ -114,9 +131,27 @@ inline constexpr double exact_posterior_tolerance = 1e-6;
 // runs' sds (ESS of a few hundred: a relative error of the sd of a few per cent).
 inline constexpr double hmc_log_ratio_margin = 0.1;
 
+// "The Monte-Carlo error falls as 1/√S", fixed before the run: the slope of log e(S) on log S
+// (−½ for 1/√S) must lie below −0.25, half the expected exponent, by more than 0.05 — the whole
+// interval below −0.3 confirms it, the whole interval above −0.2 (an error that falls slower
+// than S^(−1/5), or not at all) refutes it.
+inline constexpr double sample_size_slope_threshold = -0.25;
+inline constexpr double sample_size_slope_margin = 0.05;
+
+// "Noisy K-FAC is closer to the reference than noisy Adam", fixed before the run: the log of
+// the ratio of their distances must exceed 0 by more than 0.2 (noisy Adam's distance more than
+// e^0.2 ≈ 1.22 times noisy K-FAC's) to confirm, and lie below −0.2 to refute.
+inline constexpr double kfac_distance_log_ratio_margin = 0.2;
+
 // "Approaches the Hessian" needs the relative error to drop by at least 10% over the MAP run, so
 // that sampling noise (the MC Fisher's 16 draws) or a flat curve does not count as approaching.
 inline constexpr double approach_factor = 0.9;
+
+// The margin of "diagonal VON tracks the Hessian more closely than VOGN's empirical Fisher",
+// fixed before the run: the two relative errors of the diagonal (each ‖diag C − diag H̄‖ /
+// ‖diag H̄‖) must differ by more than 0.1 — a tenth of the Hessian diagonal's size — to count as
+// closer (or, the other way, as farther); within it the finding is inconclusive.
+inline constexpr double tracking_margin = 0.1;
 
 // An approximation whose relative error stays below this along the whole MAP run is the Hessian
 // itself for that model (the GGN of a model linear in θ, or of a GLM such as logistic
@@ -142,5 +177,12 @@ struct ReferenceError {
 };
 ReferenceError reference_error(const MethodRecord& m, const ReferencePosterior& ref,
                                bool mean_field);
+
+// The shape term of a method's KL from the full-covariance VI optimum q* = N(μ*, Σ*): KL(N(μ*,
+// Σ_q) ‖ q*) = ½[tr(Σ*⁻¹Σ_q) − P + log det Σ* − log det Σ_q], q's covariance with the means
+// aligned — what the noisy K-FAC finding compares, so that a mean still on its way (noisy Adam's
+// small steps) does not decide a claim about the covariance family. Needs m.covariance (P×P,
+// positive definite); throws std::invalid_argument otherwise (gaussian_kl.hpp). Cost: O(P³).
+double covariance_kl_from_optimum(const MethodRecord& m, const GaussianOptimum& optimum);
 
 }  // namespace ngvi::app::study

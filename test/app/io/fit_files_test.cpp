@@ -15,6 +15,7 @@
 #include <nn/dataset.hpp>
 
 #include <support/scripted_method.hpp>
+#include <support/temp_dir.hpp>
 
 BOOST_AUTO_TEST_SUITE(fit_files_test)
 
@@ -23,23 +24,11 @@ namespace vi = ngvi::vi;
 namespace nn = ngvi::nn;
 namespace app = ngvi::app;
 using ngvi::test::quadratic_model;
+using ngvi::test::read_file;
 using ngvi::test::ScriptedOptions;
+using ngvi::test::TempDir;
 
 namespace {
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("ngvi_fit_files_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct StopAt {
   Eigen::Index at;
@@ -52,12 +41,13 @@ struct StopAt {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_run_resumed_from_its_checkpoint_file_ends_where_the_whole_run_ends) {
+  const TempDir dir;
   const auto model = quadratic_model();
   ScriptedOptions o;
   o.loop.minibatch = 3;
   o.loop.epochs = 5;
-  const fs::path ckpt = scratch("run.ckpt"), csv = scratch("history.csv"),
-                 json = scratch("history.json");
+  const fs::path ckpt = dir.path / "run.ckpt", csv = dir.path / "history.csv",
+                 json = dir.path / "history.json";
   vi::Rng a(21), b(21);
   const auto whole = vi::fit(model, o, a, app::HistoryWriter{csv}, app::HistoryWriter{json});
   // Stopped by a callback at iteration 11: the Checkpointer wrote every 5 iterations and, as the
@@ -70,17 +60,18 @@ BOOST_AUTO_TEST_CASE(a_run_resumed_from_its_checkpoint_file_ends_where_the_whole
   BOOST_TEST(resumed.counters.steps == whole.counters.steps);
 
   // One header line and one line per row; the JSON holds the same rows.
-  std::istringstream lines(read(csv));
+  std::istringstream lines(read_file(csv));
   std::size_t n = 0;
   for (std::string l; std::getline(lines, l);) ++n;
   BOOST_TEST(n == whole.history.size() + 1);
-  const auto j = nlohmann::json::parse(read(json));
+  const auto j = nlohmann::json::parse(read_file(json));
   BOOST_TEST_REQUIRE(j.size() == whole.history.size());
   BOOST_TEST(j.back().at("elbo").get<double>() == whole.history.back().elbo);
 }
 
 BOOST_AUTO_TEST_CASE(a_damaged_checkpoint_names_the_file) {
-  const fs::path bad = scratch("bad.ckpt");
+  const TempDir dir;
+  const fs::path bad = dir.path / "bad.ckpt";
   std::ofstream(bad) << "{\"format\": \"ngvi.checkpoint\", \"version\": 1}";
   try {
     app::load_checkpoint(bad);
@@ -88,10 +79,11 @@ BOOST_AUTO_TEST_CASE(a_damaged_checkpoint_names_the_file) {
   } catch (const nn::DataError& e) {
     BOOST_TEST(std::string(e.what()).find(bad.string()) != std::string::npos, e.what());
   }
-  BOOST_CHECK_THROW(app::load_checkpoint(scratch("missing.ckpt")), std::runtime_error);
+  BOOST_CHECK_THROW(app::load_checkpoint(dir.path / "missing.ckpt"), std::runtime_error);
 }
 
 BOOST_AUTO_TEST_CASE(a_checkpoint_carries_its_data_fingerprint) {
+  const TempDir dir;
   nn::Dataset d{Eigen::MatrixXd::Constant(3, 2, 0.5), Eigen::MatrixXd::Zero(3, 1)};
   const std::string print = app::data_fingerprint(d);
   BOOST_TEST(print.find("3 rows, 2 inputs, 1 targets, checksum ") == 0u, print);
@@ -104,7 +96,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_carries_its_data_fingerprint) {
   ScriptedOptions o;
   o.loop.minibatch = 3;
   o.loop.epochs = 2;
-  const fs::path ckpt = scratch("fingerprinted.ckpt");
+  const fs::path ckpt = dir.path / "fingerprinted.ckpt";
   vi::Rng rng(4);
   vi::fit(model, o, rng, app::Checkpointer{ckpt, 1, print});
   BOOST_TEST(app::load_checkpoint(ckpt).data_fingerprint == print);

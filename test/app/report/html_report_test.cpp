@@ -4,6 +4,7 @@
 // real report in Chromium.)
 #include <filesystem>
 #include <string>
+#include <variant>
 
 #include <app/io/base64.hpp>
 #include <app/report/html_report.hpp>
@@ -68,6 +69,30 @@ BOOST_AUTO_TEST_CASE(self_contained_and_escaped) {
                       "H. error 0.1 (Martens 2020)"));
   BOOST_TEST(contains(html, "class=\"verdict inconclusive\"><strong>Inconclusive:</strong> VON"));
   BOOST_TEST(contains(html, "<a href=\"#s2\">Second</a>"));
+}
+
+BOOST_AUTO_TEST_CASE(links_to_sections_figures_and_verdicts) {
+  TempDir dir;
+  report::Report r = sample(dir);
+  r.sections[1].id = "problem-x";
+  std::get<report::Figure>(r.sections[1].blocks[0]).id = "fig-b";
+  auto& v = std::get<report::Verdict>(r.sections[1].blocks[1]);
+  v.id = "verdict-1";
+  v.figure_id = "fig-b";
+  v.figure_text = "the <b> plot";
+  r.sections[0].blocks.push_back(
+      report::List{{{"VON higher & more", "→ section", "problem-x"}, {"no link", "", ""}}});
+  const std::string html = report::render_html(r, dir.path);
+  BOOST_TEST(contains(html, "<a href=\"#problem-x\">Second</a>"), "the navigation uses the id");
+  BOOST_TEST(contains(html, "<section id=\"problem-x\">"));
+  BOOST_TEST(contains(html, "<section id=\"s1\">"), "a section without id keeps s<position>");
+  BOOST_TEST(contains(html, "<figure id=\"fig-b\"><img"));
+  BOOST_TEST(contains(html, "<p class=\"verdict confirmed\" id=\"verdict-1\"><strong>"));
+  BOOST_TEST(
+      contains(html, "error 0.5 → 0.01 <a href=\"#fig-b\">plot: the &lt;b&gt; plot</a></p>"));
+  BOOST_TEST(contains(html,
+                      "<ul>\n<li>VON higher &amp; more <a href=\"#problem-x\">→ "
+                      "section</a></li>\n<li>no link</li>\n</ul>\n"));
 }
 
 BOOST_AUTO_TEST_CASE(write_report_writes_both_or_nothing) {

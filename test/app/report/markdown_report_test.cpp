@@ -46,4 +46,22 @@ BOOST_AUTO_TEST_CASE(verdict_over_seeds_shows_statistic_and_seed_count) {
   BOOST_TEST(report::render_markdown(r) == expected);
 }
 
+BOOST_AUTO_TEST_CASE(anchors_and_links) {
+  report::Verdict v{"claim", true, "numbers", false, "", false};
+  v.id = "verdict-3";
+  v.figure_id = "fig-a";
+  v.figure_text = "a_plot";
+  report::Figure f{"fig", "plots/a.svg", "", "fig-a"};
+  report::Report r;
+  r.title = "S";
+  r.sections.push_back(
+      {"Summary", {report::List{{{"VON a|b", "→ section", "p-x"}, {"plain", "", ""}}}}, "summary"});
+  r.sections.push_back({"X", {f, v}, "p-x"});
+  const std::string expected =
+      "# S\n\n<a id=\"summary\"></a>\n\n## Summary\n\n- VON a\\|b [→ section](#p-x)\n- plain\n\n"
+      "<a id=\"p-x\"></a>\n\n## X\n\n<a id=\"fig-a\"></a>![fig](plots/a.svg)\n\n> <a "
+      "id=\"verdict-3\"></a>**Confirmed:** claim. numbers (plot: [a_plot](#fig-a))\n\n";
+  BOOST_TEST(report::render_markdown(r) == expected);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -54,6 +54,18 @@ BOOST_AUTO_TEST_CASE(marginal_log_ratios_of_halved_and_doubled_sds) {
                     std::invalid_argument);
 }
 
+// The same sds, ½ ½ ½ 2 4 times the reference: |log-ratios| (log 2 ×4, 2 log 2) average to
+// 6 log 2 / 5, where the plain mean cancels to 0.
+BOOST_AUTO_TEST_CASE(mean_absolute_log_ratio_counts_both_directions) {
+  const Eigen::VectorXd ref = values({0.1, 0.2, 0.4, 1.0, 3.0});
+  const Eigen::VectorXd sd = ref.cwiseProduct(values({0.5, 0.5, 0.5, 2.0, 4.0}));
+  NGVI_CHECK_REPORT(verify::compare(study::mean_abs_log_ratio(sd, ref), 1.2 * std::log(2.0),
+                                    few_operations, "mean |log-ratio|"));
+  NGVI_CHECK_REPORT(verify::compare(study::mean_abs_log_ratio(ref, ref), 0.0, few_operations,
+                                    "mean |log-ratio| of equal sds"));
+  BOOST_CHECK_THROW(study::mean_abs_log_ratio(sd, ref.head(2)), std::invalid_argument);
+}
+
 // Predictive means off by (3, −4) at two points: RMS √((9 + 16)/2) = √12.5.
 BOOST_AUTO_TEST_CASE(rms_difference_of_shifted_means) {
   NGVI_CHECK_REPORT(verify::compare(study::rms_difference(values({4.0, -3.0}), values({1.0, 1.0})),

@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(over_seeds_rule_at_its_boundaries_claim_above) {
   BOOST_TEST(to_string(rule.over_seeds(interval(nan, nan))) == "inconclusive");
 }
 
-// Claim below 0.9 without a margin (the "approaches the Hessian" ratio): the interval's high end
+// Claim below 0.9 without a margin (a ratio against 0.9): the interval's high end
 // below 0.9 confirms, its low end above 0.9 refutes.
 BOOST_AUTO_TEST_CASE(over_seeds_rule_at_its_boundaries_claim_below) {
   const ClaimRule rule{0.9, false, 0.0};
