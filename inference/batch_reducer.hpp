@@ -15,6 +15,9 @@
 // all in this process (its blocks in parallel on oneTBB), distributed/mpi_reducer.hpp computes
 // each on one MPI rank and exchanges them, and both give identical bits for any number of threads
 // and ranks.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <algorithm>
@@ -46,10 +49,10 @@ class BatchReducer {
 
 // The sum through `reducer`, or add(batch) from zero when there is none. Cost: that of add over
 // the batch, plus the reducer's.
-inline Eigen::VectorXd sum_over_batch(const BatchReducer* reducer,
-                                      std::span<const Eigen::Index> batch, Eigen::Index length,
-                                      const ad::ParallelOptions& parallel,
-                                      const AddContributions& add) {
+template <int = 0>
+Eigen::VectorXd sum_over_batch(const BatchReducer* reducer, std::span<const Eigen::Index> batch,
+                               Eigen::Index length, const ad::ParallelOptions& parallel,
+                               const AddContributions& add) {
   if (reducer != nullptr) return reducer->sum(batch, length, parallel, add);
   Eigen::VectorXd acc = Eigen::VectorXd::Zero(length);
   add(batch, parallel, acc);
@@ -84,10 +87,10 @@ class BatchBlocks {
 // The block sums S_first, ..., S_{last−1} of `batch` as the columns of a length × (last − first)
 // matrix, each from zero, the blocks in parallel on `parallel`'s threads (each block's own work
 // on one thread). Rethrows the first exception of a block. Cost: add over those blocks.
-inline Eigen::MatrixXd block_sums(std::span<const Eigen::Index> batch, const BatchBlocks& blocks,
-                                  std::size_t first, std::size_t last, Eigen::Index length,
-                                  const ad::ParallelOptions& parallel,
-                                  const AddContributions& add) {
+template <int = 0>
+Eigen::MatrixXd block_sums(std::span<const Eigen::Index> batch, const BatchBlocks& blocks,
+                           std::size_t first, std::size_t last, Eigen::Index length,
+                           const ad::ParallelOptions& parallel, const AddContributions& add) {
   Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(length, static_cast<Eigen::Index>(last - first));
   ad::ParallelOptions serial = parallel;
   serial.threads = 1;
@@ -107,7 +110,8 @@ inline Eigen::MatrixXd block_sums(std::span<const Eigen::Index> batch, const Bat
 }
 
 // Σ of the columns in order: ((S_0 + S_1) + S_2) + ... Cost: O(length · columns).
-inline Eigen::VectorXd sum_in_block_order(const Eigen::MatrixXd& sums) {
+template <int = 0>
+Eigen::VectorXd sum_in_block_order(const Eigen::MatrixXd& sums) {
   Eigen::VectorXd total = Eigen::VectorXd::Zero(sums.rows());
   for (Eigen::Index k = 0; k < sums.cols(); ++k) total += sums.col(k);
   return total;

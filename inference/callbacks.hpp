@@ -6,6 +6,9 @@
 // They run in the order given, so put HeldOut before EarlyStopping, which reads its metric.
 // The callbacks that write files (history files rewritten at each row, periodic checkpoints),
 // atomically, are in app/io/fit_files.hpp, with everything else about files.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their JSON and Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <chrono>
@@ -155,7 +158,8 @@ class EarlyStopping {
 
 // The history as CSV: iteration, epoch, elbo, expected_nll, kl, train_nll, seconds, then the
 // held-out metrics of the first row, in order. Cost: O(rows · columns).
-inline std::string history_csv(const std::vector<HistoryRow>& history) {
+template <int = 0>
+std::string history_csv(const std::vector<HistoryRow>& history) {
   std::ostringstream os;
   os << "iteration,epoch,elbo,expected_nll,kl,train_nll,seconds";
   std::vector<std::string> names;
@@ -173,7 +177,8 @@ inline std::string history_csv(const std::vector<HistoryRow>& history) {
 }
 
 // The history as a JSON array of row objects (metrics as members). Cost: O(rows · columns).
-inline nlohmann::json history_json(const std::vector<HistoryRow>& history) {
+template <int = 0>
+nlohmann::json history_json(const std::vector<HistoryRow>& history) {
   nlohmann::json rows = nlohmann::json::array();
   for (const HistoryRow& r : history) {
     nlohmann::json j = {{"iteration", r.iteration},

@@ -19,6 +19,9 @@
 // 1e400 is a parse error), and the history's are the strings above. Whether the checkpoint fits a
 // model (N, the state's shapes) is checked when a run resumes from it; data_fingerprint, an
 // identifier of the data set chosen by the caller, is compared by that caller.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their JSON code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <cmath>
@@ -41,14 +44,16 @@ namespace ngvi::vi {
 namespace detail {
 
 // A history number as JSON: itself if finite, else "NaN", "Infinity" or "-Infinity".
-inline nlohmann::json history_number(double v) {
+template <int = 0>
+nlohmann::json history_number(double v) {
   if (std::isfinite(v)) return v;
   return std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity");
 }
 
 // The inverse of history_number. Throws std::invalid_argument for any other string, and
 // nlohmann::json's type error for a value that is neither a number nor a string.
-inline double history_number(const nlohmann::json& j) {
+template <int = 0>
+double history_number(const nlohmann::json& j) {
   if (!j.is_string()) return j.get<double>();
   const std::string s = j.get<std::string>();
   if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
@@ -64,7 +69,8 @@ inline void check_field(bool ok, const std::string& field, const std::string& wh
 }
 
 // j as a count: an integer ≥ 0. Throws std::invalid_argument naming `field`.
-inline Eigen::Index count_field(const nlohmann::json& j, const std::string& field) {
+template <int = 0>
+Eigen::Index count_field(const nlohmann::json& j, const std::string& field) {
   check_field(j.is_number_integer() && j.get<long long>() >= 0, field,
               "is " + j.dump() + ", not an integer >= 0");
   return j.get<Eigen::Index>();
@@ -91,6 +97,7 @@ struct FitCheckpoint {
   std::string data_fingerprint;
 
   // Cost: O(size of the state) text formatting.
+  template <int = 0>
   std::string encode() const {
     using nlohmann::json;
     json j;
@@ -136,6 +143,7 @@ struct FitCheckpoint {
 
   // Throws std::invalid_argument naming what is missing or malformed (see the top of the file).
   // Cost: O(size of the text).
+  template <int = 0>
   static FitCheckpoint decode(std::string_view text) {
     using detail::count_field;
     using nlohmann::json;
@@ -216,12 +224,14 @@ struct FitCheckpoint {
 };
 
 // The textual state of a generator, and back. Throws std::invalid_argument on a malformed state.
-inline std::string save_rng(const Rng& rng) {
+template <int = 0>
+std::string save_rng(const Rng& rng) {
   std::ostringstream os;
   os << rng;
   return os.str();
 }
-inline Rng load_rng(const std::string& state) {
+template <int = 0>
+Rng load_rng(const std::string& state) {
   std::istringstream is(state);
   Rng rng;
   is >> rng;

@@ -13,6 +13,9 @@
 // [(B−1)/B, 1]; acc_b is the accuracy and conf_b the mean confidence of the n_b examples in bin
 // b; empty bins contribute 0. With two classes the confidence is ≥ ½, so only the upper half of
 // the bins is ever used (the binning is the multi-class one, for comparability).
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <cmath>
@@ -34,8 +37,9 @@ namespace detail {
 
 // Throws std::invalid_argument unless `probabilities` (N×C, C ≥ 2, N ≥ 1) has finite entries in
 // [0, 1] with rows summing to 1 (to 1e-9), and `labels` has N entries, each a class index.
-inline void check_classification_inputs(const Eigen::MatrixXd& probabilities,
-                                        const Eigen::VectorXd& labels, const char* who) {
+template <int = 0>
+void check_classification_inputs(const Eigen::MatrixXd& probabilities,
+                                 const Eigen::VectorXd& labels, const char* who) {
   const std::string w = std::string("ngvi::vi::") + who;
   if (probabilities.rows() == 0) throw std::invalid_argument(w + ": no examples (0 rows)");
   if (probabilities.cols() < 2)
@@ -66,7 +70,8 @@ inline void check_classification_inputs(const Eigen::MatrixXd& probabilities,
 }
 
 // argmax over row i, ties to the lowest index.
-inline Eigen::Index predicted_class(const Eigen::MatrixXd& probabilities, Eigen::Index i) {
+template <int = 0>
+Eigen::Index predicted_class(const Eigen::MatrixXd& probabilities, Eigen::Index i) {
   Eigen::Index best = 0;
   for (Eigen::Index c = 1; c < probabilities.cols(); ++c)
     if (probabilities(i, c) > probabilities(i, best)) best = c;
@@ -77,8 +82,9 @@ inline Eigen::Index predicted_class(const Eigen::MatrixXd& probabilities, Eigen:
 
 // ECE with `bins` equal-width confidence bins (see the top of this file). Throws
 // std::invalid_argument for bins < 1 or inputs failing the checks above. Cost: O(N·C + bins).
-inline double expected_calibration_error(const Eigen::MatrixXd& probabilities,
-                                         const Eigen::VectorXd& labels, int bins = 10) {
+template <int = 0>
+double expected_calibration_error(const Eigen::MatrixXd& probabilities,
+                                  const Eigen::VectorXd& labels, int bins = 10) {
   detail::check_classification_inputs(probabilities, labels, "expected_calibration_error");
   if (bins < 1)
     throw std::invalid_argument("ngvi::vi::expected_calibration_error: bins must be >= 1, got " +
@@ -102,8 +108,9 @@ inline double expected_calibration_error(const Eigen::MatrixXd& probabilities,
 
 // Accuracy, NLL and ECE (see the top of this file). Throws as expected_calibration_error.
 // Cost: O(N·C + bins).
-inline ClassificationMetrics classification_metrics(const Eigen::MatrixXd& probabilities,
-                                                    const Eigen::VectorXd& labels, int bins = 10) {
+template <int = 0>
+ClassificationMetrics classification_metrics(const Eigen::MatrixXd& probabilities,
+                                             const Eigen::VectorXd& labels, int bins = 10) {
   ClassificationMetrics m;
   m.ece = expected_calibration_error(probabilities, labels, bins);
   const auto n = static_cast<double>(probabilities.rows());

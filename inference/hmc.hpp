@@ -67,6 +67,9 @@
 // error, per-chain acceptance, divergences, step size and inverse metric (its diagonal, and the
 // whole matrix for a dense metric), and the posterior mean and covariance of the pooled draws.
 // DrawsPosterior resamples the draws for the Monte-Carlo predictives of predictive.hpp.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <algorithm>
@@ -249,6 +252,7 @@ struct HmcResult {
 // covariance() those of the pooled draws.
 class DrawsPosterior {
  public:
+  template <int = 0>
   explicit DrawsPosterior(const HmcResult& r) : mean_(r.mean), covariance_(r.covariance) {
     Eigen::Index rows = 0;
     for (const Eigen::MatrixXd& d : r.draws) rows += d.rows();
@@ -264,6 +268,7 @@ class DrawsPosterior {
   const Eigen::MatrixXd& covariance() const { return covariance_; }
   Eigen::VectorXd marginal_variances() const { return covariance_.diagonal(); }
   // One of the draws, uniformly. Cost: one uniform_index and a copy of P numbers.
+  template <int = 0>
   Eigen::VectorXd sample(Rng& rng) const {
     const auto i =
         static_cast<Eigen::Index>(uniform_index(rng, static_cast<std::uint64_t>(draws_.rows())));
@@ -294,7 +299,8 @@ void evaluate_potential(const Model& model, double prior_precision, HmcPoint& x)
   x.potential = loss + 0.5 * prior_precision * x.theta.squaredNorm();
 }
 
-inline bool finite_point(const HmcPoint& x) {
+template <int = 0>
+bool finite_point(const HmcPoint& x) {
   return std::isfinite(x.potential) && x.gradient.allFinite();
 }
 
@@ -304,6 +310,7 @@ struct InverseMetric {
   Eigen::MatrixXd a;  // dense: A; empty for a diagonal metric
   Eigen::MatrixXd l;  // dense: L, the lower Cholesky factor of A
 
+  template <int = 0>
   static InverseMetric identity(Eigen::Index P, HmcMetric m) {
     InverseMetric im;
     im.v = Eigen::VectorXd::Ones(P);
@@ -315,15 +322,18 @@ struct InverseMetric {
   }
   bool dense() const { return a.size() > 0; }
   // M⁻¹p, the velocity. Cost: O(P) diagonal, O(P²) dense.
+  template <int = 0>
   Eigen::VectorXd velocity(const Eigen::VectorXd& p) const {
     return dense() ? Eigen::VectorXd(a * p) : Eigen::VectorXd(v.cwiseProduct(p));
   }
   // ½ pᵀM⁻¹p.
+  template <int = 0>
   double kinetic_energy(const Eigen::VectorXd& p) const {
     if (dense()) return 0.5 * p.dot(a * p);
     return 0.5 * (p.array().square() * v.array()).sum();
   }
   // p ~ N(0, M): z/√v, or L⁻ᵀz. Cost: P normal draws, and O(P²) dense.
+  template <int = 0>
   Eigen::VectorXd draw_momentum(Rng& rng) const {
     const Eigen::VectorXd z = standard_normal(rng, v.size());
     if (dense()) return l.transpose().triangularView<Eigen::Upper>().solve(z);
@@ -331,6 +341,7 @@ struct InverseMetric {
   }
   // Stan's regularised estimate from a window's draws (one row each, n >= 3). Cost: O(nP) for a
   // diagonal metric; O(nP² + P³) for a dense one.
+  template <int = 0>
   void estimate(const Eigen::MatrixXd& window) {
     const auto n = static_cast<double>(window.rows());
     const Eigen::RowVectorXd mean = window.colwise().mean();
@@ -423,7 +434,8 @@ struct DualAveraging {
 struct MetricWindow {
   int begin = 0, end = 0;
 };
-inline std::vector<MetricWindow> metric_windows(const HmcOptions& o) {
+template <int = 0>
+std::vector<MetricWindow> metric_windows(const HmcOptions& o) {
   std::vector<MetricWindow> windows;
   const int w = o.warmup;
   if (!o.adapt_mass_matrix || w < 20) return windows;
@@ -476,7 +488,8 @@ Transition static_transition(const Model& model, const HmcOptions& o, HmcPoint& 
 }
 
 // log(eᵃ + eᵇ), −∞ allowed.
-inline double log_sum_exp(double a, double b) {
+template <int = 0>
+double log_sum_exp(double a, double b) {
   if (a == -std::numeric_limits<double>::infinity()) return b;
   if (b == -std::numeric_limits<double>::infinity()) return a;
   const double m = std::max(a, b);

@@ -32,6 +32,9 @@
 // δ); this is the grid search, not MacKay's fixed-point updates, chosen because it needs no
 // eigendecomposition, works for every curvature above, and for a linear-Gaussian model selects
 // exactly the maximiser of the exact evidence on the grid.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <cmath>
@@ -142,7 +145,8 @@ void require_curvature(LaplaceCurvature c, const char* who) {
 
 // A number for an error message: std::to_string's, or "not finite" for ±∞ and NaN (which it
 // would print as "inf" or "-nan", a number the reader cannot act on).
-inline std::string number_or_not_finite(double v) {
+template <int = 0>
+std::string number_or_not_finite(double v) {
   return std::isfinite(v) ? std::to_string(v) : std::string("not finite");
 }
 
@@ -150,7 +154,8 @@ inline std::string number_or_not_finite(double v) {
 // may be indefinite, so the GGN is the remedy; the GGN and K-FAC are positive semi-definite in
 // exact arithmetic, so there Λ fails only through non-finite or overflowing curvature at θ (a θ
 // from a diverged MAP, inputs far from standardised), which another curvature does not cure.
-inline std::string not_positive_definite_advice(LaplaceCurvature c) {
+template <int = 0>
+std::string not_positive_definite_advice(LaplaceCurvature c) {
   if (c == LaplaceCurvature::exact_hessian)
     return "θ is not a local minimum of the MAP objective, or H is indefinite there; use "
            "LaplaceCurvature::ggn, which is positive semi-definite";
@@ -198,7 +203,8 @@ Eigen::VectorXd reduced_curvature(const Model& model, const Eigen::VectorXd& the
 }
 
 // K-FAC with the expected-Fisher S factor (the Gauss-Newton factor: deterministic, no draws).
-inline nn::KfacOptions kfac_options(const LaplaceOptions& o) {
+template <int = 0>
+nn::KfacOptions kfac_options(const LaplaceOptions& o) {
   nn::KfacOptions k;
   k.s_factor = nn::KfacS::expected_fisher;
   k = nn::with_curvature(k, o);
@@ -335,7 +341,8 @@ struct EvidenceSelection {
 
 namespace detail {
 
-inline void check_grid(const std::vector<double>& grid, const char* what) {
+template <int = 0>
+void check_grid(const std::vector<double>& grid, const char* what) {
   const std::string who = "ngvi::vi::select_by_evidence";
   if (grid.empty()) throw std::invalid_argument(who + ": the grid of " + what + " is empty");
   for (const double v : grid)
@@ -345,7 +352,8 @@ inline void check_grid(const std::vector<double>& grid, const char* what) {
 }
 
 // Appends p to s, keeping the first maximum. Throws std::domain_error for a NaN evidence.
-inline void add_point(EvidenceSelection& s, const EvidencePoint& p) {
+template <int = 0>
+void add_point(EvidenceSelection& s, const EvidencePoint& p) {
   if (std::isnan(p.log_marginal_likelihood))
     throw std::domain_error("ngvi::vi::select_by_evidence: the evidence at δ = " +
                             std::to_string(p.prior_precision) + " is NaN");
@@ -359,8 +367,9 @@ inline void add_point(EvidenceSelection& s, const EvidencePoint& p) {
 // its Laplace log marginal likelihood (see the top of this file). Throws std::invalid_argument
 // for an empty grid or a δ that is not positive and finite, and std::domain_error if evidence
 // returns NaN. Cost: one call of evidence per grid point.
-inline EvidenceSelection select_by_evidence(const std::vector<double>& prior_precisions,
-                                            const std::function<double(double)>& evidence) {
+template <int = 0>
+EvidenceSelection select_by_evidence(const std::vector<double>& prior_precisions,
+                                     const std::function<double(double)>& evidence) {
   detail::check_grid(prior_precisions, "prior precisions δ");
   EvidenceSelection s;
   for (const double delta : prior_precisions)
@@ -371,9 +380,10 @@ inline EvidenceSelection select_by_evidence(const std::vector<double>& prior_pre
 // The (δ, τ) of the two grids maximising evidence(δ, τ), which should refit the MAP of the model
 // with noise precision τ and prior δ and return its Laplace log marginal likelihood. Throws as
 // above, also for a τ that is not positive and finite. Cost: one call per pair.
-inline EvidenceSelection select_by_evidence(const std::vector<double>& prior_precisions,
-                                            const std::vector<double>& noise_precisions,
-                                            const std::function<double(double, double)>& evidence) {
+template <int = 0>
+EvidenceSelection select_by_evidence(const std::vector<double>& prior_precisions,
+                                     const std::vector<double>& noise_precisions,
+                                     const std::function<double(double, double)>& evidence) {
   detail::check_grid(prior_precisions, "prior precisions δ");
   detail::check_grid(noise_precisions, "noise precisions τ");
   EvidenceSelection s;

@@ -37,6 +37,9 @@
 // variance is not); tail_effective_sample_size() is their tail-ESS, the smaller ESS of the
 // indicators I(θ ≤ q₀.₀₅) and I(θ ≤ q₀.₉₅) on the split chains (q the pooled quantiles), which
 // says how well the draws pin down the 5 % and 95 % quantiles.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen, FFT and Boost.Math code only if it
+// calls them (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <algorithm>
@@ -58,7 +61,8 @@ namespace detail {
 
 // Throws std::invalid_argument unless the n×m draws have m >= 1 chains of n >= 8 draws (four per
 // half after splitting, the fewest the ESS recursion reads) and are all finite.
-inline void check_chain_draws(const Eigen::MatrixXd& draws, const char* who) {
+template <int = 0>
+void check_chain_draws(const Eigen::MatrixXd& draws, const char* who) {
   const std::string w = std::string("ngvi::vi::") + who;
   if (draws.cols() < 1) throw std::invalid_argument(w + ": no chains (the draws have 0 columns)");
   if (draws.rows() < 8)
@@ -69,7 +73,8 @@ inline void check_chain_draws(const Eigen::MatrixXd& draws, const char* who) {
 
 // The 2m split chains of n×m draws: ⌊n/2⌋ × 2m, the first half of chain c in column 2c and its
 // second half in column 2c + 1 (the middle draw dropped when n is odd). Cost: O(n·m) copies.
-inline Eigen::MatrixXd split_chains(const Eigen::MatrixXd& draws) {
+template <int = 0>
+Eigen::MatrixXd split_chains(const Eigen::MatrixXd& draws) {
   const Eigen::Index n = draws.rows() / 2, m = draws.cols();
   Eigen::MatrixXd s(n, 2 * m);
   for (Eigen::Index c = 0; c < m; ++c) {
@@ -81,7 +86,8 @@ inline Eigen::MatrixXd split_chains(const Eigen::MatrixXd& draws) {
 
 // γ(t) = (1/n) Σ_{i<n−t} (xᵢ − x̄)(x_{i+t} − x̄), t = 0..n−1, by FFT of the zero-padded centred
 // series (padding to a power of two ≥ 2n, so no wrap-around). Cost: O(n log n).
-inline Eigen::VectorXd autocovariance(const Eigen::VectorXd& x) {
+template <int = 0>
+Eigen::VectorXd autocovariance(const Eigen::VectorXd& x) {
   const Eigen::Index n = x.size();
   Eigen::Index size = 1;
   while (size < 2 * n) size *= 2;
@@ -104,7 +110,8 @@ struct ChainVariances {
   double within = 0.0;  // W
   double pooled = 0.0;  // var⁺
 };
-inline ChainVariances chain_variances(const Eigen::MatrixXd& chains) {
+template <int = 0>
+ChainVariances chain_variances(const Eigen::MatrixXd& chains) {
   const auto n = static_cast<double>(chains.rows());
   const Eigen::Index m = chains.cols();
   const Eigen::RowVectorXd means = chains.colwise().mean();
@@ -119,14 +126,16 @@ inline ChainVariances chain_variances(const Eigen::MatrixXd& chains) {
 
 // √(var⁺/W) of chains taken as they are (no splitting). A constant quantity (W = 0) gives NaN,
 // as Stan's does. Cost: O(n·m).
-inline double rhat_of_chains(const Eigen::MatrixXd& chains) {
+template <int = 0>
+double rhat_of_chains(const Eigen::MatrixXd& chains) {
   const ChainVariances v = chain_variances(chains);
   return std::sqrt(v.pooled / v.within);
 }
 
 // Stan's multi-chain ESS of chains taken as they are (top of this file). Cost: m FFTs of
 // length ≥ 2n and O(n·m).
-inline double ess_of_chains(const Eigen::MatrixXd& chains) {
+template <int = 0>
+double ess_of_chains(const Eigen::MatrixXd& chains) {
   const Eigen::Index n = chains.rows(), m = chains.cols();
   std::vector<Eigen::VectorXd> acov;
   acov.reserve(static_cast<std::size_t>(m));
@@ -171,7 +180,8 @@ inline double ess_of_chains(const Eigen::MatrixXd& chains) {
 
 // z = Φ⁻¹((r − 3/8)/(S + 1/4)) of every entry, r its average rank among all S entries.
 // Cost: a sort of the S entries and S normal quantiles.
-inline Eigen::MatrixXd rank_normalize(const Eigen::MatrixXd& draws) {
+template <int = 0>
+Eigen::MatrixXd rank_normalize(const Eigen::MatrixXd& draws) {
   const Eigen::Index total = draws.size();
   std::vector<Eigen::Index> order(static_cast<std::size_t>(total));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
@@ -196,7 +206,8 @@ inline Eigen::MatrixXd rank_normalize(const Eigen::MatrixXd& draws) {
 
 // |θ − median θ|, the median over all entries (the mean of the two middle ones for an even
 // count). Cost: O(S) selection.
-inline Eigen::MatrixXd fold_at_median(const Eigen::MatrixXd& draws) {
+template <int = 0>
+Eigen::MatrixXd fold_at_median(const Eigen::MatrixXd& draws) {
   std::vector<double> v(draws.data(), draws.data() + draws.size());
   const std::size_t half = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(half), v.end());
@@ -209,7 +220,8 @@ inline Eigen::MatrixXd fold_at_median(const Eigen::MatrixXd& draws) {
 
 // The p-quantile of all entries, interpolating between order statistics at (S − 1)p (the
 // usual "type 7" definition). Cost: a sort of the S entries.
-inline double pooled_quantile(const Eigen::MatrixXd& draws, double p) {
+template <int = 0>
+double pooled_quantile(const Eigen::MatrixXd& draws, double p) {
   std::vector<double> v(draws.data(), draws.data() + draws.size());
   std::sort(v.begin(), v.end());
   const double h = (static_cast<double>(v.size()) - 1.0) * p;
@@ -223,7 +235,8 @@ inline double pooled_quantile(const Eigen::MatrixXd& draws, double p) {
 // The classic split R-hat of n×m draws (chains in columns; top of this file), without rank
 // normalisation. Throws std::invalid_argument for fewer than 8 draws per chain, no chains, or
 // non-finite draws. Cost: O(n·m).
-inline double split_rhat(const Eigen::MatrixXd& draws) {
+template <int = 0>
+double split_rhat(const Eigen::MatrixXd& draws) {
   detail::check_chain_draws(draws, "split_rhat");
   return detail::rhat_of_chains(detail::split_chains(draws));
 }
@@ -231,7 +244,8 @@ inline double split_rhat(const Eigen::MatrixXd& draws) {
 // Vehtari et al. 2021's R-hat: max(bulk R-hat, tail R-hat) of the rank-normalised split chains
 // (top of this file); converged at <= 1.01 by their recommendation. Throws as split_rhat.
 // Cost: two sorts of the n·m draws and 2·n·m normal quantiles.
-inline double rank_normalized_rhat(const Eigen::MatrixXd& draws) {
+template <int = 0>
+double rank_normalized_rhat(const Eigen::MatrixXd& draws) {
   detail::check_chain_draws(draws, "rank_normalized_rhat");
   const Eigen::MatrixXd split = detail::split_chains(draws);
   const double bulk = detail::rhat_of_chains(detail::rank_normalize(split));
@@ -241,14 +255,16 @@ inline double rank_normalized_rhat(const Eigen::MatrixXd& draws) {
 
 // The ESS of the split chains of the raw draws (top of this file): sd/√ESS is the Monte-Carlo
 // standard error of their mean. Throws as split_rhat. Cost: 2m FFTs of length ≥ n and O(n·m).
-inline double effective_sample_size(const Eigen::MatrixXd& draws) {
+template <int = 0>
+double effective_sample_size(const Eigen::MatrixXd& draws) {
   detail::check_chain_draws(draws, "effective_sample_size");
   return detail::ess_of_chains(detail::split_chains(draws));
 }
 
 // Vehtari et al. 2021's bulk-ESS: the ESS of the rank-normalised split chains. Throws as
 // split_rhat. Cost: a sort of the n·m draws, n·m normal quantiles and 2m FFTs.
-inline double bulk_effective_sample_size(const Eigen::MatrixXd& draws) {
+template <int = 0>
+double bulk_effective_sample_size(const Eigen::MatrixXd& draws) {
   detail::check_chain_draws(draws, "bulk_effective_sample_size");
   return detail::ess_of_chains(detail::rank_normalize(detail::split_chains(draws)));
 }
@@ -256,7 +272,8 @@ inline double bulk_effective_sample_size(const Eigen::MatrixXd& draws) {
 // Vehtari et al. 2021's tail-ESS: min over p ∈ {0.05, 0.95} of the ESS of the split chains of
 // I(θ ≤ q_p) (top of this file); NaN when an indicator is constant. Throws as split_rhat.
 // Cost: a sort of the n·m draws and 4m FFTs.
-inline double tail_effective_sample_size(const Eigen::MatrixXd& draws) {
+template <int = 0>
+double tail_effective_sample_size(const Eigen::MatrixXd& draws) {
   detail::check_chain_draws(draws, "tail_effective_sample_size");
   const Eigen::MatrixXd split = detail::split_chains(draws);
   double ess = std::numeric_limits<double>::infinity();

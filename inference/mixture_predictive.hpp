@@ -11,6 +11,9 @@
 // units as Y (predictive.hpp reports ORIGINAL units; pass the test targets in those). Members'
 // own hyperparameters (noise precision, prior precision) may differ: only their predictives are
 // combined.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <cmath>
@@ -27,8 +30,9 @@ namespace ngvi::vi {
 // Throws std::invalid_argument if `members` is empty, a member's mean, variance or
 // log_likelihood does not match Y's shape (N*×d, N* log densities) or Y is empty. Cost:
 // O(K·N*·d).
-inline RegressionPredictive mixture_regression_predictive(
-    std::span<const RegressionPredictive> members, const Eigen::Ref<const Eigen::MatrixXd>& Y) {
+template <int = 0>
+RegressionPredictive mixture_regression_predictive(std::span<const RegressionPredictive> members,
+                                                   const Eigen::Ref<const Eigen::MatrixXd>& Y) {
   const std::string who = "ngvi::vi::mixture_regression_predictive: ";
   if (members.empty()) throw std::invalid_argument(who + "no members");
   if (Y.size() == 0) throw std::invalid_argument(who + "no test targets");

@@ -32,6 +32,9 @@
 //
 // All draws happen on the calling thread in a fixed order (samples outer, nothing else), so a
 // seed gives the same numbers for any thread count.
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <algorithm>
@@ -90,7 +93,8 @@ struct ClassificationPredictive {
 
 // log((1/n) Σ exp(aₖ)), shifted by the maximum so that it neither overflows nor underflows.
 // −∞ if every aₖ is −∞. Throws std::invalid_argument for an empty a. Cost: O(n).
-inline double log_mean_exp(const Eigen::Ref<const Eigen::VectorXd>& a) {
+template <int = 0>
+double log_mean_exp(const Eigen::Ref<const Eigen::VectorXd>& a) {
   if (a.size() == 0) throw std::invalid_argument("ngvi::vi::log_mean_exp: no terms");
   const double m = a.maxCoeff();
   if (!std::isfinite(m)) return m;
@@ -103,11 +107,13 @@ inline double log_mean_exp(const Eigen::Ref<const Eigen::VectorXd>& a) {
 // is, NaN if one is NaN). Cost: O(N) memory, O(1) per term.
 class RunningLogMeanExp {
  public:
+  template <int = 0>
   explicit RunningLogMeanExp(Eigen::Index n)
       : max_(Eigen::VectorXd::Constant(n, -std::numeric_limits<double>::infinity())),
         sum_(Eigen::VectorXd::Zero(n)) {}
 
   // Adds the term ℓ to row i.
+  template <int = 0>
   void add(Eigen::Index i, double l) {
     double& m = max_(i);
     if (std::isnan(m) || l == -std::numeric_limits<double>::infinity()) return;
@@ -120,6 +126,7 @@ class RunningLogMeanExp {
   }
 
   // The log-mean-exp of each row, `terms` (≥ 1) being the number of terms S of every row.
+  template <int = 0>
   Eigen::VectorXd result(int terms) const {
     Eigen::VectorXd r(max_.size());
     for (Eigen::Index i = 0; i < r.size(); ++i)
@@ -157,7 +164,8 @@ void check_predictive_inputs(const TestModel& test, const Posterior& q, const Pr
   detail::check_at_least(w, "samples", o.samples, 1);
 }
 
-inline void check_target_scaling(const nn::Standardizer& targets, Eigen::Index d, const char* who) {
+template <int = 0>
+void check_target_scaling(const nn::Standardizer& targets, Eigen::Index d, const char* who) {
   if (targets.mean.size() != d || targets.scale.size() != d)
     throw std::invalid_argument(std::string("ngvi::vi::") + who + ": the target standardizer has " +
                                 std::to_string(targets.mean.size()) + " columns, the targets " +
@@ -229,8 +237,9 @@ Eigen::Index number_of_classes(const Lik& lik) {
   }
 }
 
-inline void finish_regression(RegressionPredictive& r, const Eigen::MatrixXd& Y_std,
-                              const nn::Standardizer& targets) {
+template <int = 0>
+void finish_regression(RegressionPredictive& r, const Eigen::MatrixXd& Y_std,
+                       const nn::Standardizer& targets) {
   // Back to original units: y = y_std·scale + shift; log densities lose Σ log scale.
   r.mean = targets.inverse_transform(r.mean);
   r.variance = targets.inverse_transform_variance(r.variance);
@@ -240,7 +249,8 @@ inline void finish_regression(RegressionPredictive& r, const Eigen::MatrixXd& Y_
   r.rmse = std::sqrt((Y - r.mean).squaredNorm() / static_cast<double>(Y.size()));
 }
 
-inline void finish_classification(ClassificationPredictive& c, const Eigen::MatrixXd& Y, int bins) {
+template <int = 0>
+void finish_classification(ClassificationPredictive& c, const Eigen::MatrixXd& Y, int bins) {
   c.metrics = classification_metrics(c.probabilities, Y.col(0), bins);
 }
 

@@ -19,6 +19,9 @@
 //   tr Λ_b⁻¹      = tr(S⁻¹)·tr(A⁻¹)/c;   diag Λ_b⁻¹ at (r, c') = (S⁻¹)_rr (A⁻¹)_c'c' / c;
 // so log density, entropy and KL to N(0, δ⁻¹I) are closed forms costing O(s³ + a³) per block,
 // never (s·a)³. The blocks must cover θ exactly once (checked).
+// Functions and members that would not otherwise be templates are written `template <int = 0>`
+// (called as usual), so that a program compiles their Eigen code only if it calls them
+// (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <cmath>
@@ -51,6 +54,7 @@ class KroneckerGaussian {
   // Throws std::invalid_argument if a block's sizes do not match, a factor is not symmetric
   // positive definite (its Cholesky fails), a scale is not positive, or the blocks do not cover
   // every θ index exactly once. Cost: one Cholesky of each factor, O(Σ s³ + a³).
+  template <int = 0>
   KroneckerGaussian(Eigen::VectorXd mean, std::vector<KroneckerBlock> blocks)
       : mean_(std::move(mean)), blocks_(std::move(blocks)) {
     const std::string who = "ngvi::vi::KroneckerGaussian: ";
@@ -91,7 +95,11 @@ class KroneckerGaussian {
 
   // θ = μ + (per block) c^{-1/2} L_S⁻ᵀ E L_A⁻¹ with E read from ε in θ order. Cost: P normal
   // draws and two triangular solves per block, O(Σ s·a·(s + a)).
-  Eigen::VectorXd sample(Rng& rng) const { return sample_from(standard_normal(rng, dim())); }
+  template <int = 0>
+  Eigen::VectorXd sample(Rng& rng) const {
+    return sample_from(standard_normal(rng, dim()));
+  }
+  template <int = 0>
   Eigen::VectorXd sample_from(const Eigen::VectorXd& eps) const {
     Eigen::VectorXd theta = mean_;
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
@@ -105,6 +113,7 @@ class KroneckerGaussian {
   }
 
   // log det Λ = Σ_b (s·a log c + a log det S + s log det A). Cost: O(Σ s + a).
+  template <int = 0>
   double log_det_precision() const {
     double ld = 0.0;
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
@@ -117,6 +126,7 @@ class KroneckerGaussian {
   }
   // log q(θ) = −½ (Σ_b c‖L_Sᵀ D_b L_A‖²_F − log det Λ + P log 2π), D_b = W̃_b(θ) − M_b.
   // Cost: O(Σ s·a·(s + a)).
+  template <int = 0>
   double log_density(const Eigen::VectorXd& theta) const {
     nn::check_theta_size(theta.size(), dim(), "ngvi::vi::KroneckerGaussian::log_density");
     const Eigen::VectorXd d = theta - mean_;
@@ -131,12 +141,14 @@ class KroneckerGaussian {
                    static_cast<double>(dim()) * std::log(2.0 * std::numbers::pi));
   }
   // H[q] = ½ (P (1 + log 2π) − log det Λ).
+  template <int = 0>
   double entropy() const {
     return 0.5 * (static_cast<double>(dim()) * (1.0 + std::log(2.0 * std::numbers::pi)) -
                   log_det_precision());
   }
   // KL(q ‖ N(0, δ⁻¹I)) = ½ (δ Σ_b tr(S⁻¹)tr(A⁻¹)/c + δ‖μ‖² − P − P log δ + log det Λ).
   // Cost: O(Σ s³ + a³) (the inverses' traces).
+  template <int = 0>
   double kl_to_prior(double prior_precision) const {
     const double delta = prior_precision, p = static_cast<double>(dim());
     double trace = 0.0;
@@ -147,6 +159,7 @@ class KroneckerGaussian {
                   log_det_precision());
   }
   // diag Λ⁻¹: (S⁻¹)_rr (A⁻¹)_cc / c at θ index[r·a + c]. Cost: O(Σ s³ + a³).
+  template <int = 0>
   Eigen::VectorXd marginal_variances() const {
     Eigen::VectorXd v(dim());
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
@@ -156,14 +169,19 @@ class KroneckerGaussian {
     }
     return v;
   }
-  Eigen::VectorXd marginal_stddevs() const { return marginal_variances().cwiseSqrt(); }
+  template <int = 0>
+  Eigen::VectorXd marginal_stddevs() const {
+    return marginal_variances().cwiseSqrt();
+  }
   // The dense P×P precision and covariance (block diagonal over layers), for tests and small
   // models. Cost: O(P²) memory, O(Σ (s·a)²) writes (+ factor inverses for the covariance).
+  template <int = 0>
   Eigen::MatrixXd precision() const {
     return dense([](const KroneckerBlock& k, const Factors&) {
       return std::pair<Eigen::MatrixXd, Eigen::MatrixXd>{k.scale * k.S, k.A};
     });
   }
+  template <int = 0>
   Eigen::MatrixXd covariance() const {
     return dense([](const KroneckerBlock& k, const Factors& f) {
       const Eigen::MatrixXd Si = f.S.solve(Eigen::MatrixXd::Identity(k.S.rows(), k.S.rows()));
@@ -178,6 +196,7 @@ class KroneckerGaussian {
   };
 
   // The s×a matrix of v's entries at the block's indices (row-major positions).
+  template <int = 0>
   static Eigen::MatrixXd gather(const KroneckerBlock& k, const Eigen::VectorXd& v) {
     const Eigen::Index s = k.S.rows(), a = k.A.rows();
     Eigen::MatrixXd X(s, a);
@@ -186,20 +205,24 @@ class KroneckerGaussian {
         X(r, c) = v(k.index[static_cast<std::size_t>(r * a + c)]);
     return X;
   }
+  template <int = 0>
   static void scatter_add(const KroneckerBlock& k, const Eigen::MatrixXd& X, Eigen::VectorXd& v) {
     for (Eigen::Index r = 0; r < X.rows(); ++r)
       for (Eigen::Index c = 0; c < X.cols(); ++c)
         v(k.index[static_cast<std::size_t>(r * X.cols() + c)]) += X(r, c);
   }
+  template <int = 0>
   static void scatter_set(const KroneckerBlock& k, const Eigen::MatrixXd& X, Eigen::VectorXd& v) {
     for (Eigen::Index r = 0; r < X.rows(); ++r)
       for (Eigen::Index c = 0; c < X.cols(); ++c)
         v(k.index[static_cast<std::size_t>(r * X.cols() + c)]) = X(r, c);
   }
+  template <int = 0>
   static double log_det(const Eigen::LLT<Eigen::MatrixXd>& llt) {
     return 2.0 * llt.matrixLLT().diagonal().array().log().sum();
   }
   // diag of the factor's inverse: squared column norms of L⁻¹.
+  template <int = 0>
   static Eigen::VectorXd inverse_diagonal(const Eigen::LLT<Eigen::MatrixXd>& llt) {
     const Eigen::Index n = llt.matrixLLT().rows();
     const Eigen::MatrixXd Li = llt.matrixL().solve(Eigen::MatrixXd::Identity(n, n));
