@@ -36,10 +36,12 @@
 //     R-hat of the parameters, the second by the R-hat of the function values at the points
 //     (the chains move between the network's equivalent modes, which changes the parameters'
 //     marginals but not the predictive; hmc_reference.hpp);
-//   * natural-gradient VI reaches a higher final ELBO than Bayes-by-backprop in the same number
-//     of iterations (Zhang et al. 2018): decided by the exact ELBOs where the problem has them,
-//     else by the Monte-Carlo ones with elbo_margin_standard_errors standard errors of the
-//     difference as the margin, inconclusive within it;
+//   * natural-gradient VI reaches a higher ELBO than Bayes-by-backprop in the same number of
+//     iterations (Zhang et al. 2018): each run's ELBO averaged over the last quarter of its
+//     history (a stochastic method's final iterate is one draw of its fluctuation around the
+//     fixed point), best natural-gradient method − BBB; the ELBOs exact where the problem has
+//     them, else each point's Monte-Carlo estimate with elbo_margin_standard_errors standard
+//     errors of the difference (from the points' spread) as the margin, inconclusive within it;
 //   * VON's (full) and diagonal VOGN's (GGN) Monte-Carlo error at the fixed point falls as 1/√S
 //     in the samples per step S (Khan et al. 2018; Khan & Rue 2023), on the linear models against
 //     their Gaussian VI optimum (sample_size_study.hpp): the least-squares slope of log e(S) on
