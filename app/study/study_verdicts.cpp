@@ -498,6 +498,43 @@ double covariance_kl_from_optimum(const MethodRecord& m, const GaussianOptimum& 
   return gaussian_kl(optimum.mean, m.covariance, optimum.mean, optimum.covariance);
 }
 
+// "VON needs a remedy for an indefinite Hessian on a non-convex problem": the share of the loop's
+// steps that VON with remedy = fail completes before the precision update loses positive
+// definiteness, against the study's own run (clip_eigenvalues); the evidence lists what each
+// remedy did to the posterior against the HMC reference.
+void remedy_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
+  const RemedyRun* clip = nullptr;
+  const RemedyRun* fail = nullptr;
+  for (const RemedyRun& r : p.remedy_runs) {
+    if (r.remedy == "clip_eigenvalues") clip = &r;
+    if (r.remedy == "fail") fail = &r;
+  }
+  if (!clip || !fail || clip->steps <= 0) return;
+  const double share = static_cast<double>(fail->steps) / static_cast<double>(clip->steps);
+  std::string runs;
+  for (const RemedyRun& r : p.remedy_runs) {
+    std::int64_t fired = 0;
+    for (const auto& [name, n] : r.remedies) fired = std::max(fired, n);
+    runs += fmt::format("; {}: {} after {} steps, fired on {}, test LL {:.3g}", r.remedy, r.status,
+                        r.steps, fired, r.test_log_likelihood);
+    if (r.hmc_scores)
+      runs += fmt::format(
+          ", predictive sd ÷ HMC's {:.3g} (geometric mean over the points), "
+          "predictive mean's RMS error {:.3g}",
+          std::exp(r.hmc_scores->point_sd_log_ratio), r.hmc_scores->point_mean_error);
+  }
+  out.push_back(seed_verdict(
+      p,
+      "VON needs a remedy for an indefinite Hessian on a non-convex problem: without one it stops",
+      ClaimKind::finding,
+      "share of the run's steps VON completes with remedy = fail (the precision update must "
+      "stay positive definite)",
+      {von_fail_share_threshold, false, 0.0}, share, 0.0,
+      fmt::format("VON with remedy = fail took {} of the {} steps of the run ({}){}", fail->steps,
+                  clip->steps, fail->status == "finished" ? "finished" : fail->message, runs),
+      "", khan));
+}
+
 std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& p) {
   std::vector<StudyVerdict> out;
   exact_posterior_verdicts(p, out);
@@ -508,6 +545,7 @@ std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& p) {
   sample_size_verdicts(p, out);
   kfac_verdict(p, out);
   hmc_verdicts(p, out);
+  remedy_verdict(p, out);
   return out;
 }
 
