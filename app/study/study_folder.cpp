@@ -738,7 +738,9 @@ report::Table remedy_table(const ProblemSeeds& ps) {
       "the others refitted with the remedy changed alone){}: steps taken and steps on which the "
       "remedy fired, the test log-likelihood, and against the HMC reference the median log "
       "sd-ratio, the log predictive sd-ratio at the points and the predictive mean's RMS "
-      "difference (over the fits that finished)",
+      "difference (over the fits that finished; the median log sd-ratio compares parameters, "
+      "in which the reference may not have converged — its diagnostics are above — while the "
+      "columns at the points compare function values)",
       ps.runs.size() > 1 ? fmt::format(", mean ± sd over {} seeds", ps.runs.size()) : "");
   t.header = {"remedy",
               "finished (seeds)",
