@@ -16,9 +16,9 @@
 
 #include <app/io/atomic_write.hpp>
 #include <app/io/json_file.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
-#include <app/study/method_catalog.hpp>
 #include <app/study/seed_statistics.hpp>
 #include <app/study/study_folder.hpp>
 #include <app/study/study_summary.hpp>
@@ -1129,7 +1129,7 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
 
   report::Section methods{"Methods", {}, "methods"};
   report::Table mt{"", {"method", "what it is"}, {}};
-  for (const MethodInfo& m : method_catalog()) mt.rows.push_back({m.label, m.what});
+  for (const MethodInfo& m : study_methods()) mt.rows.push_back({m.label, m.what});
   methods.blocks.push_back(mt);
   methods.blocks.push_back(report::Paragraph{
       "Every method starts from the same network weights (the model's initialisation from the "

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <app/study/method_catalog.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/study/seed_statistics.hpp>
 #include <app/study/study_json.hpp>
 
@@ -313,8 +313,8 @@ json results_json(const StudyRun& run) {
   j["timings"] = run.timing;
   if (run.timing) j["seconds"] = run.seconds;
   j["methods"] = json::array();
-  for (const MethodInfo& m : method_catalog())
-    j["methods"].push_back({{"name", m.key}, {"label", m.label}, {"what", m.what}});
+  for (const MethodInfo& m : study_methods())
+    j["methods"].push_back({{"name", m.name}, {"label", m.label}, {"what", m.what}});
   j["problems"] = json::array();
   for (const ProblemSeeds& p : run.problems) j["problems"].push_back(problem_json(p, run.timing));
   j["verdicts"] = json::array();

@@ -58,8 +58,7 @@ void run_suites(const ProblemSetup& s, ProblemRecord& r) {
                    : fmt::format("Monte Carlo, {} draws", s.loop.elbo_samples);
   r.test_inputs = s.test->data().X;
   r.test_targets = s.targets.inverse_transform(s.test->data().Y).col(0);
-  r.methods = run_natural_gradient_methods(s);
-  for (MethodRecord& b : run_baseline_methods(s)) r.methods.push_back(std::move(b));
+  r.methods = run_methods(s);
   r.no_skill_log_likelihood =
       no_skill_log_likelihood(s.train->data().Y.col(0), s.test->data().Y.col(0),
                               is_classification(*s.train), s.targets.log_jacobian());

@@ -81,7 +81,7 @@ struct HmcScores {
 };
 
 struct MethodRecord {
-  std::string name;    // the method's key (method_catalog.hpp)
+  std::string name;    // the method's name (app/methods/method_info.hpp)
   std::string status;  // vi::FitStatus as text
   std::string message;
   std::string health = "ok";  // "ok", "poor" or "diverged" (fit_health.hpp), with the reason

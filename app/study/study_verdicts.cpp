@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include <app/methods/method_info.hpp>
 #include <app/study/gaussian_kl.hpp>
 #include <app/study/hmc_scores.hpp>
-#include <app/study/method_catalog.hpp>
 #include <app/study/study_verdicts.hpp>
 #include <fmt/format.h>
 
