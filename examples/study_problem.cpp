@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
   vi::Rng rng(42);
   auto wave = [&](Eigen::Index n) {
     nn::Dataset d{1.5 * vi::standard_normal(rng, n, 1), Eigen::MatrixXd(n, 1)};
-    d.Y.col(0) = (d.X.array() * (2.0 * d.X.array()).sin()).matrix() +
-                 0.3 * vi::standard_normal(rng, n);
+    d.Y.col(0) =
+        (d.X.array() * (2.0 * d.X.array()).sin()).matrix() + 0.3 * vi::standard_normal(rng, n);
     return d;
   };
   auto line = [&](Eigen::Index n) {
@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   // inputs and targets by the training set and picks the study's epochs and step sizes.
   const nn::Sequential net{nn::Dense(1, 8), nn::Tanh{}, nn::Dense(8, 8), nn::Tanh{},
                            nn::Dense(8, 1)};
-  study::Problem p1 = study::make_problem("wave", net, nn::GaussianFixedNoise(10.0), wave(160),
-                                          wave(40));
+  study::Problem p1 =
+      study::make_problem("wave", net, nn::GaussianFixedNoise(10.0), wave(160), wave(40));
   p1.title = "y = x sin 2x, a 1-8-8-1 tanh network";
   study::Problem p2 = study::make_problem("linear", nn::Sequential{nn::Dense(2, 1)},
                                           nn::GaussianFixedNoise(4.0), line(100), line(50));

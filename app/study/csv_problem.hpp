@@ -46,7 +46,7 @@ struct CsvProblemOptions {
   bool classification = false;
   // Hidden layer widths of the tanh MLP; empty: no hidden layer (linear in θ).
   std::vector<Eigen::Index> hidden = {16};
-  double test_fraction = 0.2;    // of the rows, held out for the test metrics
+  double test_fraction = 0.2;     // of the rows, held out for the test metrics
   double noise_precision = 10.0;  // τ of a regression's Gaussian likelihood, standardised units
   std::uint64_t seed = 1;         // of the split
 };
@@ -56,8 +56,8 @@ struct CsvProblemOptions {
 inline std::string csv_problem_name(const std::filesystem::path& file) {
   std::string name = "csv_" + file.stem().string();
   for (char& c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '_' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-'))
       c = '_';
   return name;
 }
@@ -105,19 +105,18 @@ inline Problem csv_problem(const CsvProblemOptions& o) {
       throw nn::DataError(
           o.csv, 0, static_cast<std::size_t>(c + 1),
           std::string(c == column ? "a target" : "an input") +
-              " column whose values vary over the training rows (--seed " +
-              std::to_string(o.seed) + ", --test-fraction " + fmt::format("{}", o.test_fraction) +
-              ")",
-          table.describe_column(c) + fmt::format(" holding {} on all {} training rows", v(0),
-                                                 train.X.rows()));
+              " column whose values vary over the training rows (--seed " + std::to_string(o.seed) +
+              ", --test-fraction " + fmt::format("{}", o.test_fraction) + ")",
+          table.describe_column(c) +
+              fmt::format(" holding {} on all {} training rows", v(0), train.X.rows()));
   }
   std::vector<Eigen::Index> widths = {t.data.X.cols()};
   widths.insert(widths.end(), o.hidden.begin(), o.hidden.end());
   widths.push_back(1);
   const nn::Sequential net = nn::Sequential::mlp(widths, nn::Tanh{});
-  const NetworkLikelihood likelihood = o.classification
-                                           ? NetworkLikelihood(nn::BernoulliLogit())
-                                           : NetworkLikelihood(nn::GaussianFixedNoise(o.noise_precision));
+  const NetworkLikelihood likelihood =
+      o.classification ? NetworkLikelihood(nn::BernoulliLogit())
+                       : NetworkLikelihood(nn::GaussianFixedNoise(o.noise_precision));
   Problem p = make_problem(csv_problem_name(o.csv), net, likelihood, train, test);
   p.title = fmt::format("{}: {} from {} input{} ({})", o.csv.filename().string(), t.target_name,
                         t.input_names.size(), t.input_names.size() == 1 ? "" : "s",
@@ -125,8 +124,8 @@ inline Problem csv_problem(const CsvProblemOptions& o) {
   p.description = fmt::format(
       "{}, target {}: {} data lines, {} held out for testing (fraction {}, chosen by seed {}); "
       "inputs {}standardised with the training rows' statistics; {}",
-      o.csv.string(), nn::quote_bytes(t.target_name), rows, test.X.rows(), o.test_fraction,
-      o.seed, o.classification ? "" : "and target ", p.description);
+      o.csv.string(), nn::quote_bytes(t.target_name), rows, test.X.rows(), o.test_fraction, o.seed,
+      o.classification ? "" : "and target ", p.description);
   return p;
 }
 

@@ -70,8 +70,8 @@ inline std::vector<FindingNotEvaluated> findings_not_evaluated(
   };
   need(detail::coverage_method(p, "von") != nullptr,
        "the full-covariance methods (VON, VOGN with the GGN)",
-       fmt::format("not run: P = {} exceeds {}, the limit of their P×P work per step",
-                   p.parameters, full_covariance_parameter_limit));
+       fmt::format("not run: P = {} exceeds {}, the limit of their P×P work per step", p.parameters,
+                   full_covariance_parameter_limit));
   need(has("approaches the Hessian") || has("equals the Hessian throughout"),
        "the GGN, empirical Fisher, MC Fisher and K-FAC approach the Hessian along training "
        "(Martens 2020)",
@@ -92,10 +92,10 @@ inline std::vector<FindingNotEvaluated> findings_not_evaluated(
        "natural-gradient VI reaches a higher ELBO than Bayes-by-backprop",
        "Bayes-by-backprop's final ELBO is not finite, or no natural-gradient fit has one");
   need(has("falls as 1/√S"),
-       "VON's and diagonal VOGN's Monte-Carlo error at the fixed point falls as 1/√S",
-       no_optimum);
-  need(has("noisy K-FAC's"), "noisy K-FAC's posterior is closer to the full-covariance one than "
-                             "noisy Adam's (Zhang, Sun, Duvenaud & Grosse 2018)",
+       "VON's and diagonal VOGN's Monte-Carlo error at the fixed point falls as 1/√S", no_optimum);
+  need(has("noisy K-FAC's"),
+       "noisy K-FAC's posterior is closer to the full-covariance one than "
+       "noisy Adam's (Zhang, Sun, Duvenaud & Grosse 2018)",
        no_optimum + "; the version against HMC is decided on the built-in two-moons problem only");
   need(has("underestimate the marginal variances"),
        "mean-field methods underestimate the marginal variances of the HMC posterior", no_hmc);

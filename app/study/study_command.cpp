@@ -92,7 +92,8 @@ study::Problem table_problem(const StudyOptions& opt) {
   o.csv = opt.csv;
   o.target = opt.target;
   o.classification = opt.task == "classification";
-  if (!(opt.hidden.size() == 1 && opt.hidden[0] == 0)) o.hidden = opt.hidden;
+  o.hidden =
+      opt.hidden.size() == 1 && opt.hidden[0] == 0 ? std::vector<Eigen::Index>{} : opt.hidden;
   if (std::find(o.hidden.begin(), o.hidden.end(), 0) != o.hidden.end())
     throw UsageError("--hidden: widths must be positive (a single 0 means no hidden layer)");
   if (!(opt.test_fraction > 0.0 && opt.test_fraction < 1.0))

@@ -203,21 +203,21 @@ inline Problem make_problem(std::string name, const nn::Sequential& net,
         who, net.input_dim(), net.output_dim(), train.X.cols(), train.Y.cols(), test.X.cols(),
         test.Y.cols()));
   if (train.X.rows() == 0 || test.X.rows() == 0)
-    throw std::invalid_argument(fmt::format("{}: {} training and {} test rows; both need some",
-                                            who, train.X.rows(), test.X.rows()));
+    throw std::invalid_argument(fmt::format("{}: {} training and {} test rows; both need some", who,
+                                            train.X.rows(), test.X.rows()));
   for (Eigen::Index c = 0; c < train.X.cols(); ++c)
     if ((train.X.col(c).array() == train.X(0, c)).all())
-      throw std::invalid_argument(fmt::format(
-          "{}: input column {} is constant ({}) over the {} training rows", who, c + 1,
-          train.X(0, c), train.X.rows()));
+      throw std::invalid_argument(
+          fmt::format("{}: input column {} is constant ({}) over the {} training rows", who, c + 1,
+                      train.X(0, c), train.X.rows()));
   if ((train.Y.array() == train.Y(0, 0)).all())
-    throw std::invalid_argument(fmt::format("{}: the target is constant ({}) over the {} training rows",
-                                            who, train.Y(0, 0), train.Y.rows()));
+    throw std::invalid_argument(
+        fmt::format("{}: the target is constant ({}) over the {} training rows", who, train.Y(0, 0),
+                    train.Y.rows()));
   const nn::Standardizer inputs = nn::Standardizer::fit(train.X);
   Problem p;
   p.name = std::move(name);
-  p.targets =
-      classification ? nn::Standardizer::identity(1) : nn::Standardizer::fit(train.Y);
+  p.targets = classification ? nn::Standardizer::identity(1) : nn::Standardizer::fit(train.Y);
   p.train = std::make_shared<const NetworkModel>(
       net, likelihood, nn::Dataset{inputs.transform(train.X), p.targets.transform(train.Y)});
   p.test = std::make_shared<const NetworkModel>(

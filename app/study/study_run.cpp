@@ -91,9 +91,8 @@ int run_study(const std::vector<ProblemRunner>& problems, const RunOptions& opti
       }
     const ProblemRecord& p = ps.base();
     fmt::print(
-        "{:<27} P = {:<4} {} methods × {} seed{}, {} iterations each, {:.1f} s{}{}\n",
-        problem.name, p.parameters, p.methods.size(), seeds.size(), seeds.size() == 1 ? "" : "s",
-        p.iterations,
+        "{:<27} P = {:<4} {} methods × {} seed{}, {} iterations each, {:.1f} s{}{}\n", problem.name,
+        p.parameters, p.methods.size(), seeds.size(), seeds.size() == 1 ? "" : "s", p.iterations,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count(),
         failed.empty() ? "" : "; FAILED:" + failed, poor.empty() ? "" : "; poor fits:" + poor);
     if (problem.user_problem)
@@ -118,11 +117,11 @@ int run_study(const std::vector<ProblemRunner>& problems, const RunOptions& opti
                  ? fmt::format(" over {} seeds ({}–{})", seeds.size(), seeds.front(), seeds.back())
                  : std::string());
   for (const StudyVerdict& v : run.verdicts)
-    fmt::print("  [{}] {}: {} ({} of {} seed{} hold{})\n",
-               v.kind == ClaimKind::check ? (v.confirmed ? "check passed" : "check FAILED")
-                                          : v.status(),
-               v.problem, v.claim, v.seeds_holding, v.seeds, v.seeds == 1 ? "" : "s",
-               v.seeds_holding == 1 ? "s" : "");
+    fmt::print(
+        "  [{}] {}: {} ({} of {} seed{} hold{})\n",
+        v.kind == ClaimKind::check ? (v.confirmed ? "check passed" : "check FAILED") : v.status(),
+        v.problem, v.claim, v.seeds_holding, v.seeds, v.seeds == 1 ? "" : "s",
+        v.seeds_holding == 1 ? "s" : "");
   for (const ProblemSeeds& ps : run.problems)
     if (!ps.not_evaluated.empty()) {
       fmt::print("\nNot evaluated on {}:\n", ps.base().name);
@@ -142,8 +141,7 @@ int run(const std::vector<Problem>& problems, const RunOptions& options) {
   for (const Problem& p : problems) {
     check_problem(p);
     if (!names.insert(p.name).second)
-      throw std::invalid_argument("ngvi::app::study::run: two problems are named '" + p.name +
-                                  "'");
+      throw std::invalid_argument("ngvi::app::study::run: two problems are named '" + p.name + "'");
     runners.push_back({p.name, [&p](const StudySettings& s) { return run_problem(p, s); }, true});
   }
   StudySettings settings;

@@ -24,8 +24,8 @@ namespace ngvi::app::study {
 struct RunOptions {
   std::filesystem::path out = "ngvi-study";  // the report folder (created; files replaced)
   std::uint64_t seed = 1;                    // the base seed
-  int seeds = 0;       // seeds to run each problem from; 0: 5 (quick: 3)
-  bool quick = false;  // the short version (fewer epochs, draws, grid points)
+  int seeds = 0;                             // seeds to run each problem from; 0: 5 (quick: 3)
+  bool quick = false;                        // the short version (fewer epochs, draws, grid points)
   bool timing = true;  // write wall times into results.json (false: byte-comparable runs)
   int threads = 0;     // oneTBB threads; 0: one per core. Results do not depend on it.
 };
