@@ -493,7 +493,9 @@ ProblemRecord run_problem(const Problem& p, const StudySettings& st) {
   s.steps = p.steps;
   const Eigen::Index params = p.train->num_params();
   s.full_covariance = params <= full_covariance_parameter_limit;
-  s.loop = loop_for(st.quick ? p.quick_epochs : p.epochs, p.minibatch, p.train->num_examples(),
+  // A minibatch no smaller than the training set is the full batch (the fit loop refuses it).
+  const Eigen::Index n = p.train->num_examples();
+  s.loop = loop_for(st.quick ? p.quick_epochs : p.epochs, p.minibatch >= n ? 0 : p.minibatch, n,
                     st.quick ? 6 : 30, st);
   ProblemRecord r = record_for(p.name, p.title.empty() ? p.name : p.title, p.description,
                                classification ? "classification" : "regression");
