@@ -1050,6 +1050,15 @@ report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
       tally(run.verdicts, p.name))});
   if (p.reference)
     s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
+  if (!ps.not_evaluated.empty()) {
+    s.blocks.push_back(report::Paragraph{
+        fmt::format("Not evaluated on this problem ({} of the study's kinds of claim), and why:",
+                    ps.not_evaluated.size())});
+    report::List items;
+    for (const FindingNotEvaluated& f : ps.not_evaluated)
+      items.items.push_back({f.finding + ": " + f.reason + ".", "", ""});
+    s.blocks.push_back(std::move(items));
+  }
   s.blocks.push_back(summary_table(ps, run.timing));
   if (p.hmc) {
     s.blocks.push_back(hmc_diagnostics_table(ps));

@@ -291,6 +291,10 @@ json problem_json(const ProblemSeeds& ps, bool timing) {
   j["summary"] = summary_json(ps);
   j["hmc_summary"] = hmc_summary_json(ps);
   j["hmc_reference_absent"] = p.hmc ? json(nullptr) : json(p.hmc_absent);
+  j["user_problem"] = ps.user_problem;
+  j["findings_not_evaluated"] = json::array();
+  for (const FindingNotEvaluated& f : ps.not_evaluated)
+    j["findings_not_evaluated"].push_back({{"finding", f.finding}, {"reason", f.reason}});
   j["evaluation_points_what"] = p.evaluation_points_what;
   j["evaluation_points"] = json::array();
   for (Eigen::Index i = 0; i < p.evaluation_points.rows(); ++i)
