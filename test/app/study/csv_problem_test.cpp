@@ -75,7 +75,7 @@ std::function<bool(const nn::DataError&)> data_error(std::size_t line, std::size
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(csv_problem)
+BOOST_AUTO_TEST_SUITE(csv_problem_test)
 
 // The split is a function of the seed: the same rows for the same seed, others for another; the
 // two parts are disjoint, cover every row, and hold the rounded fraction.
