@@ -238,18 +238,18 @@ LastQuarterElbo last_quarter_elbo(const MethodRecord& m, bool exact) {
   LastQuarterElbo out;
   if (m.history.empty()) return out;
   const std::size_t n = m.history.size(), k = (n + 3) / 4;
-  double sum = 0.0, sum_sq = 0.0;
+  double sum = 0.0;
   for (std::size_t i = n - k; i < n; ++i) {
-    const double e = m.history[i].elbo;
-    if (!std::isfinite(e)) return out;
-    sum += e;
-    sum_sq += e * e;
+    if (!std::isfinite(m.history[i].elbo)) return out;
+    sum += m.history[i].elbo;
   }
   const double kd = static_cast<double>(k);
   out.mean = sum / kd;
-  if (!exact && k > 1)
-    out.standard_error =
-        std::sqrt(std::max(0.0, (sum_sq - kd * out.mean * out.mean) / (kd - 1.0)) / kd);
+  if (exact || k < 2) return out;
+  double squares = 0.0;  // two passes: ELBOs of −100 with a spread of 1 would cancel in Σe² − kē²
+  for (std::size_t i = n - k; i < n; ++i)
+    squares += (m.history[i].elbo - out.mean) * (m.history[i].elbo - out.mean);
+  out.standard_error = std::sqrt(squares / (kd - 1.0) / kd);
   return out;
 }
 
