@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <app/methods/fit_method.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/methods/predict.hpp>
 #include <app/uci/uci_protocol.hpp>
 #include <nlohmann/json.hpp>
@@ -529,10 +530,11 @@ void validate(const UciProtocolOptions& o) {
     throw std::invalid_argument(who + "ensemble must be in [1, 100], got " +
                                 std::to_string(o.ensemble));
   if (o.likelihood == RegressionLikelihood::student_t) {
-    if (o.method.method == Method::laplace)
-      throw std::invalid_argument(who +
-                                  "likelihood student-t is not available for method laplace (its "
-                                  "evidence search and linearised predictive are Gaussian)");
+    if (tool_method(o.method.method).laplace)
+      throw std::invalid_argument(
+          who +
+          "likelihood student-t is not available for method map_laplace (its "
+          "evidence search and linearised predictive are Gaussian)");
     if (o.degrees_of_freedom.empty())
       throw std::invalid_argument(who + "degrees_of_freedom is empty; give at least one ν");
     for (const double nu : o.degrees_of_freedom)
@@ -593,8 +595,8 @@ UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int pa
       const int s = mine[static_cast<std::size_t>(i)];
       const nn::UciSplit& split = data.splits[static_cast<std::size_t>(s)];
       run.splits[static_cast<std::size_t>(i)] =
-          o.method.method == Method::laplace ? EvidenceRunner(o, split, s, run.hidden_units).run()
-                                             : SplitRunner(o, split, s, run.hidden_units).run();
+          tool_method(o.method.method).laplace ? EvidenceRunner(o, split, s, run.hidden_units).run()
+                                               : SplitRunner(o, split, s, run.hidden_units).run();
     }
   });
   summarise(run);

@@ -1,8 +1,7 @@
 // Bayes-by-backprop: the reparameterisation gradient is unbiased for the gradient of the
 // closed-form objective of Bayesian linear regression (Monte-Carlo check), BBB settles at the
-// mean-field optimum there (exact means, variances 1/diag Λ); softplus and its inverse; same
-// seed → same bits for 1 and 2 threads; checkpoint + resume = the uninterrupted run; bad options
-// name the field.
+// mean-field optimum there (exact means, variances 1/diag Λ); softplus and its inverse. Threads,
+// resume and bad options: method_contract_test.cpp.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -108,46 +107,6 @@ BOOST_AUTO_TEST_CASE(settles_at_the_mean_field_optimum_of_linear_regression) {
       (mean_sum / averaged - f.mean()).cwiseProduct(diag_precision.cwiseSqrt());
   NGVI_CHECK_REPORT(compare(standardised, VectorXd::Zero(4), tol::stochastic_fixed_point,
                             "averaged BBB mean − μ, in posterior standard deviations"));
-}
-
-BOOST_AUTO_TEST_CASE(same_seed_same_bits_for_one_and_two_threads) {
-  const auto f = ngvi::test::make_conjugate_linear(30, 2, 4.0, 1.0, 8);
-  const auto model = f.model();
-  vi::BayesByBackpropOptions o;
-  o.prior_precision = f.delta;
-  o.loop.minibatch = 8;
-  o.loop.epochs = 5;
-  o.mc_samples = 2;
-  ngvi::test::check_thread_count_invariance(model, o, 77);
-}
-
-BOOST_AUTO_TEST_CASE(resume_from_a_checkpoint_is_bitwise_the_uninterrupted_run) {
-  const auto f = ngvi::test::make_conjugate_linear(30, 2, 4.0, 1.0, 9);
-  const auto model = f.model();
-  vi::BayesByBackpropOptions o;
-  o.prior_precision = f.delta;
-  o.loop.minibatch = 7;
-  o.loop.epochs = 6;
-  o.loop.history_every = 3;
-  ngvi::test::check_resume_is_bitwise(model, o, 21, 10);
-}
-
-BOOST_AUTO_TEST_CASE(bad_options_name_the_field) {
-  const auto f = ngvi::test::make_conjugate_linear(10, 1, 4.0, 1.0, 1);
-  const auto model = f.model();
-  using ngvi::test::check_rejects;
-  vi::BayesByBackpropOptions good;
-  good.loop.minibatch = 2;
-  auto with = [&](auto change) {
-    vi::BayesByBackpropOptions o = good;
-    change(o);
-    return o;
-  };
-  check_rejects(model, with([](auto& o) { o.kl_weight = -1.0; }), "kl_weight");
-  check_rejects(model, with([](auto& o) { o.mc_samples = 0; }), "mc_samples");
-  check_rejects(model, with([](auto& o) { o.initial_stddev = 0.0; }), "initial_stddev");
-  check_rejects(model, with([](auto& o) { o.learning_rate.initial = -1.0; }), "learning_rate");
-  check_rejects(model, with([](auto& o) { o.adam.beta1 = 1.0; }), "adam");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

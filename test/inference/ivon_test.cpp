@@ -1,8 +1,7 @@
 // IVON: the reparameterisation Hessian estimate ĥ = ĝ⊙ε/σ is unbiased for diag ∇²ℓ̄ (a quadratic,
 // by averaging many draws against the known Hessian); on Bayesian linear regression IVON's
 // iterates settle at the mean-field optimum (exact means, precisions diag Λ of the closed-form
-// posterior); same seed → same bits for 1 and 2 threads; checkpoint + resume = the uninterrupted
-// run; bad options name the field.
+// posterior). Threads, resume and bad options: method_contract_test.cpp.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -110,48 +109,6 @@ BOOST_AUTO_TEST_CASE(settles_at_the_mean_field_optimum_of_linear_regression) {
       (mean_sum / averaged - f.mean()).cwiseProduct(diag_precision.cwiseSqrt());
   NGVI_CHECK_REPORT(compare(standardised, VectorXd::Zero(4), tol::stochastic_fixed_point,
                             "averaged IVON mean − μ, in posterior standard deviations"));
-}
-
-BOOST_AUTO_TEST_CASE(same_seed_same_bits_for_one_and_two_threads) {
-  const auto f = ngvi::test::make_conjugate_linear(30, 2, 4.0, 1.0, 8);
-  const auto model = f.model();
-  vi::IvonOptions o;
-  o.prior_precision = f.delta;
-  o.loop.minibatch = 8;
-  o.loop.epochs = 5;
-  o.mc_samples = 2;
-  ngvi::test::check_thread_count_invariance(model, o, 77);
-}
-
-BOOST_AUTO_TEST_CASE(resume_from_a_checkpoint_is_bitwise_the_uninterrupted_run) {
-  const auto f = ngvi::test::make_conjugate_linear(30, 2, 4.0, 1.0, 9);
-  const auto model = f.model();
-  vi::IvonOptions o;
-  o.prior_precision = f.delta;
-  o.loop.minibatch = 7;
-  o.loop.epochs = 6;
-  o.loop.history_every = 3;
-  ngvi::test::check_resume_is_bitwise(model, o, 21, 10);
-}
-
-BOOST_AUTO_TEST_CASE(bad_options_name_the_field) {
-  const auto model = quadratic_model();
-  using ngvi::test::check_rejects;
-  vi::IvonOptions good;
-  good.loop.minibatch = 2;
-  auto with = [&](auto change) {
-    vi::IvonOptions o = good;
-    change(o);
-    return o;
-  };
-  check_rejects(model, with([](auto& o) { o.beta1 = 1.0; }), "beta1");
-  check_rejects(model, with([](auto& o) { o.beta2 = -0.1; }), "beta2");
-  check_rejects(model, with([](auto& o) { o.hess_init = 0.0; }), "hess_init");
-  check_rejects(model, with([](auto& o) { o.mc_samples = 0; }), "mc_samples");
-  check_rejects(model, with([](auto& o) { o.effective_sample_size = -1.0; }),
-                "effective_sample_size");
-  check_rejects(model, with([](auto& o) { o.clip_radius = 0.0; }), "clip_radius");
-  check_rejects(model, with([](auto& o) { o.learning_rate.initial = 0.0; }), "learning_rate");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,7 +5,8 @@
 // exact for one linear layer with one output), the diagonal version against its own formula,
 // evidence-based selection of δ and of (δ, τ) against the argmax of the exact evidence on the
 // grid, the non-positive-definite error naming the smallest eigenvalue (or that it is not finite)
-// with advice true for the curvature, and bad input.
+// with advice true for the curvature, and bad input. Threads and the prior precision as an
+// option: method_contract_test.cpp.
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -15,7 +16,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <inference/laplace.hpp>
-#include <inference/problems/two_moons.hpp>
 #include <nn/model_concept.hpp>
 
 #include <support/conjugate_linear.hpp>
@@ -191,25 +191,6 @@ BOOST_AUTO_TEST_CASE(overflowing_ggn_is_named_not_finite_with_true_advice) {
       BOOST_TEST(
           m.find("H = ggn is positive semi-definite in exact arithmetic") != std::string::npos, m);
     }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
-  // A small tanh network on two moons at a drawn θ (a point of positive-definite GGN + δI).
-  const auto moons =
-      ngvi::vi::problems::make_two_moons({.examples = 60, .test_examples = 0, .hidden_units = 4});
-  VectorXd theta;
-  vi::Rng rng(2);
-  moons.model.init(theta, rng);
-  for (const auto curvature : {vi::LaplaceCurvature::ggn, vi::LaplaceCurvature::kfac}) {
-    vi::LaplaceOptions o = with(curvature, 1.0);
-    o.threads = 1;
-    o.grain = 8;
-    const auto one = vi::laplace(moons.model, theta, o);
-    o.threads = 2;
-    const auto two = vi::laplace(moons.model, theta, o);
-    BOOST_TEST((one.posterior.precision() == two.posterior.precision()), vi::to_string(curvature));
-    BOOST_TEST(one.log_marginal_likelihood == two.log_marginal_likelihood);
   }
 }
 

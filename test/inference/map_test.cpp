@@ -1,8 +1,8 @@
 // MAP by Adam in the fit loop: convergence to the closed-form ridge-regression MAP, the first
 // step against Adam's first step computed here from the closed-form gradient, the minibatch
 // gradient through batch_loss against the closed form and against the per-example route, the
-// history of a point estimate (ELBO −∞, KL +∞, exact training NLL), same seed → same bits for 1
-// and 2 threads, checkpoint + resume = the uninterrupted run, and bad input.
+// history of a point estimate (ELBO −∞, KL +∞, exact training NLL), and bad input other than
+// options. Threads, resume and bad options: method_contract_test.cpp.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -49,17 +49,6 @@ vi::MapOptions full_batch(Eigen::Index epochs) {
   o.initial = VectorXd::Zero(4);
   return o;
 }
-
-// Saves a checkpoint at iteration 10 and stops there.
-struct StopAt {
-  vi::FitCheckpoint saved;
-  template <class Context>
-  bool on_iteration(const Context& ctx) {
-    if (ctx.iteration() != 10) return false;
-    saved = ctx.checkpoint();
-    return true;
-  }
-};
 
 }  // namespace
 
@@ -135,40 +124,9 @@ BOOST_AUTO_TEST_CASE(history_of_a_point_estimate) {
   BOOST_TEST(r.posterior.marginal_variances().isZero());
 }
 
-BOOST_AUTO_TEST_CASE(deterministic_and_resumable) {
+BOOST_AUTO_TEST_CASE(no_examples_and_a_non_finite_point_are_clear_errors) {
   const ConjugateLinear c = problem();
-  const auto model = c.model();
-  vi::MapOptions o;
-  o.loop.epochs = 6;
-  o.loop.minibatch = 7;
-  o.loop.threads = 1;
-  vi::Rng a(5);
-  const auto one = vi::fit(model, o, a);
-  o.loop.threads = 2;
-  vi::Rng b(5);
-  const auto two = vi::fit(model, o, b);
-  BOOST_TEST((one.posterior.mean() == two.posterior.mean()));
-  // Stop after 10 iterations, resume to the end.
-  StopAt stop;
-  vi::Rng d(5);
-  (void)vi::fit(model, o, d, stop);
-  const auto resumed = vi::resume(model, o, stop.saved);
-  BOOST_TEST((resumed.posterior.mean() == one.posterior.mean()));
-}
-
-BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
-  const ConjugateLinear c = problem();
-  const auto model = c.model();
   vi::Rng rng(1);
-  vi::MapOptions o = full_batch(1);
-  o.initial = VectorXd::Zero(3);
-  BOOST_CHECK_THROW(vi::fit(model, o, rng), std::invalid_argument);
-  o.initial = VectorXd::Zero(4);
-  o.learning_rate.initial = -1.0;
-  BOOST_CHECK_THROW(vi::fit(model, o, rng), std::invalid_argument);
-  o = full_batch(1);
-  o.loop.minibatch = 41;
-  BOOST_CHECK_THROW(vi::fit(model, o, rng), std::invalid_argument);
   const auto empty = c.model_over(MatrixXd(0, 3), MatrixXd(0, 1));
   BOOST_CHECK_THROW(vi::fit(empty, full_batch(1), rng), std::invalid_argument);
   BOOST_CHECK_THROW(vi::PointEstimate(VectorXd::Constant(2, std::nan(""))), std::invalid_argument);

@@ -5,8 +5,7 @@
 //  - empirical Fisher: E_q[(1/N)Σᵢ gᵢⱼ²] = (τ²/N) Σᵢ φᵢⱼ² ((φᵢᵀμ − yᵢ)² + Σₖ φᵢₖ² sₖ) with
 //    sₖ = (λ/N)/(fₖ + γ): f solves this fixed-point equation (iterated to convergence below),
 //    which is NOT diag Λ — the residuals enter — while μ is still the exact mean.
-// Same seed → same bits for 1 and 2 threads; checkpoint + resume = the uninterrupted run; bad
-// options name the field.
+// Threads, resume and bad options: method_contract_test.cpp.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -82,7 +81,7 @@ void check_means(const VectorXd& mean, const ngvi::test::ConjugateLinear& f) {
 // against a transcription of the algorithm's lines, with the same draws: w ~ N(μ, (λ/N)/(f + γ)),
 // v = −ĝ(w) − γw, m ← β₁m + (1−β₁)v, f ← β₂f + (1−β₂)·mean gᵢ², μ ← μ + α·m/(1−β₁ᵏ)/√(f + γ) with
 // f NOT bias-corrected, and q's precision (N/λ)(f + γ); once from Algorithm 1's f₀ = 0 and once
-// from the tool's f₀ = 1 (app/methods/fit_baselines.cpp). λ = 0.5 so that γ = λδ/N is told apart
+// from the tool's f₀ = 1 (app/methods/method_table.hpp). λ = 0.5 so that γ = λδ/N is told apart
 // from δ/N. The transcription's gradient is the linear model's closed form −τ(yᵢ − φᵢᵀw)φᵢ.
 BOOST_AUTO_TEST_CASE(two_steps_match_algorithm_1_line_by_line) {
   const auto f = ngvi::test::make_conjugate_linear(12, 2, 4.0, 2.0, 3);
@@ -168,51 +167,6 @@ BOOST_AUTO_TEST_CASE(empirical_fisher_settles_at_its_own_fixed_point) {
   BOOST_TEST(!compare(expected_precision, VectorXd(f.precision().diagonal()),
                       tol::stochastic_fixed_point, "empirical-Fisher fixed point vs diag Λ")
                   .passed);
-}
-
-BOOST_AUTO_TEST_CASE(same_seed_same_bits_for_one_and_two_threads) {
-  const auto f = ngvi::test::make_conjugate_linear(40, 2, 4.0, 1.0, 8);
-  const auto model = f.model();
-  vi::NoisyAdamOptions o;
-  o.prior_precision = f.delta;
-  o.loop.minibatch = 20;
-  o.loop.epochs = 3;
-  o.loop.grain = 4;  // several tasks per minibatch, so two threads really share the work
-  ngvi::test::check_thread_count_invariance(model, o, 77);
-  o.fisher = vi::NoisyAdamFisher::empirical_fisher;
-  ngvi::test::check_thread_count_invariance(model, o, 78);
-}
-
-BOOST_AUTO_TEST_CASE(resume_from_a_checkpoint_is_bitwise_the_uninterrupted_run) {
-  const auto f = ngvi::test::make_conjugate_linear(30, 2, 4.0, 1.0, 9);
-  const auto model = f.model();
-  vi::NoisyAdamOptions o;
-  o.prior_precision = f.delta;
-  o.loop.minibatch = 7;
-  o.loop.epochs = 6;
-  o.loop.history_every = 3;
-  ngvi::test::check_resume_is_bitwise(model, o, 21, 10);
-}
-
-BOOST_AUTO_TEST_CASE(bad_options_name_the_field) {
-  const auto f = ngvi::test::make_conjugate_linear(10, 1, 4.0, 1.0, 1);
-  const auto model = f.model();
-  using ngvi::test::check_rejects;
-  vi::NoisyAdamOptions good;
-  good.loop.minibatch = 2;
-  auto with = [&](auto change) {
-    vi::NoisyAdamOptions o = good;
-    change(o);
-    return o;
-  };
-  check_rejects(model, with([](auto& o) { o.kl_weight = 0.0; }), "kl_weight");
-  check_rejects(model, with([](auto& o) { o.beta1 = -0.5; }), "beta1");
-  check_rejects(model, with([](auto& o) { o.beta2 = 1.0; }), "beta2");
-  check_rejects(model, with([](auto& o) { o.fisher_samples = 0; }), "fisher_samples");
-  check_rejects(model, with([](auto& o) { o.extrinsic_damping = -1.0; }), "extrinsic_damping");
-  check_rejects(model, with([](auto& o) { o.fisher_init = -1.0; }), "fisher_init");
-  check_rejects(model, with([](auto& o) { o.mc_samples = -1; }), "mc_samples");
-  check_rejects(model, with([](auto& o) { o.learning_rate.initial = 0.0; }), "learning_rate");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

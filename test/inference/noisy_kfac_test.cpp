@@ -8,8 +8,8 @@
 //   μ = (τΦᵀΦ + δI)⁻¹τΦᵀy                            (the exact posterior mean)
 // With β = 1, expected_fisher and S = 0 the factors reach it in one step (checked to exact_update)
 // and the mean converges geometrically with α = 1. With sampled targets and S = 1, S̄ averages to τ
-// and μ to the exact mean (Monte Carlo). Also: a two-layer network gives the same bits on 1 and 2
-// threads, checkpoint + resume is bitwise, bad options and unsupported models are clear errors.
+// and μ to the exact mean (Monte Carlo). Also: an unsupported model is a clear error (threads,
+// resume and bad options: method_contract_test.cpp).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -34,17 +34,6 @@ namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-
-namespace {
-
-auto two_layer_model() {
-  vi::Rng rng(4);
-  nn::Dataset data{vi::standard_normal(rng, 40, 2), vi::standard_normal(rng, 40, 1)};
-  return nn::Supervised(nn::Sequential{nn::Dense(2, 4), nn::Tanh{}, nn::Dense(4, 1)},
-                        nn::GaussianFixedNoise(4.0), std::move(data));
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_CASE(linear_model_reaches_the_exact_kronecker_fixed_point) {
   const auto f = ngvi::test::make_conjugate_linear(40, 3, 4.0, 1.0, 5);
@@ -110,48 +99,14 @@ BOOST_AUTO_TEST_CASE(sampled_targets_average_to_the_fixed_point) {
                             "averaged noisy-K-FAC mean − μ, in posterior standard deviations"));
 }
 
-BOOST_AUTO_TEST_CASE(same_seed_same_bits_for_one_and_two_threads) {
-  const auto model = two_layer_model();
+BOOST_AUTO_TEST_CASE(a_model_with_parameters_outside_its_dense_layers_is_a_clear_error) {
   vi::NoisyKfacOptions o;
-  o.loop.minibatch = 20;
-  o.loop.epochs = 3;
-  o.loop.grain = 4;  // several tasks per minibatch, so two threads really share the work
-  o.mc_samples = 2;
-  ngvi::test::check_thread_count_invariance(model, o, 77);
-}
-
-BOOST_AUTO_TEST_CASE(resume_from_a_checkpoint_is_bitwise_the_uninterrupted_run) {
-  const auto model = two_layer_model();
-  vi::NoisyKfacOptions o;
-  o.loop.minibatch = 8;
-  o.loop.epochs = 3;
-  o.loop.history_every = 4;
-  o.inverse_interval = 3;  // stale inverses must survive the checkpoint too
-  ngvi::test::check_resume_is_bitwise(model, o, 21, 7);
-}
-
-BOOST_AUTO_TEST_CASE(bad_options_and_models_are_clear_errors) {
-  const auto model = two_layer_model();
-  using ngvi::test::check_rejects;
-  vi::NoisyKfacOptions good;
-  good.loop.minibatch = 4;
-  auto with = [&](auto change) {
-    vi::NoisyKfacOptions o = good;
-    change(o);
-    return o;
-  };
-  check_rejects(model, with([](auto& o) { o.kl_weight = -1.0; }), "kl_weight");
-  check_rejects(model, with([](auto& o) { o.beta = 0.0; }), "beta");
-  check_rejects(model, with([](auto& o) { o.fisher_samples = 0; }), "fisher_samples");
-  check_rejects(model, with([](auto& o) { o.extrinsic_damping = -1.0; }), "extrinsic_damping");
-  check_rejects(model, with([](auto& o) { o.stats_interval = 0; }), "stats_interval");
-  check_rejects(model, with([](auto& o) { o.factor_init = 0.0; }), "factor_init");
-  check_rejects(model, with([](auto& o) { o.mc_samples = -1; }), "mc_samples");
+  o.loop.minibatch = 4;
   vi::Rng rng(1);
   nn::Dataset data{vi::standard_normal(rng, 10, 2), vi::standard_normal(rng, 10, 1)};
   const nn::Supervised learned_noise(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianLearnedNoise(),
                                      std::move(data));
-  check_rejects(learned_noise, good, "dense layers");
+  ngvi::test::check_rejects(learned_noise, o, "dense layers");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,11 +6,10 @@
 //   (test/support/linear_gaussian_iterates.hpp);
 // * the empirical Fisher is the mean of the squared per-example gradients τ(φᵢᵀθ − yᵢ)φᵢ computed
 //   in closed form; the MC true Fisher averages to the GGN within its derived standard error;
-// plus: 1 vs 2 threads bitwise for every curvature, checkpoint + resume = uninterrupted, a step
-// size that overflows stops with the last good posterior, and bad options are named.
+// plus: a step size that overflows stops with the last good posterior, and a curvature that needs
+// a likelihood is refused for a model without one. Threads, resume and bad options:
+// method_contract_test.cpp.
 #include <cmath>
-#include <optional>
-#include <stdexcept>
 #include <string>
 
 #include <Eigen/Eigenvalues>
@@ -35,10 +34,7 @@ namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-using ngvi::test::CheckpointAt;
 using ngvi::test::InitialMean;
-using ngvi::test::same_bits;
-using ngvi::test::tanh_mlp_problem;
 
 namespace {
 
@@ -208,59 +204,6 @@ BOOST_AUTO_TEST_CASE(mc_fisher_averages_to_the_ggn) {
   BOOST_TEST((s - ggn).cwiseAbs().maxCoeff() > 0.0);
 }
 
-BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
-  const auto model = tanh_mlp_problem();
-  for (const auto curvature : {vi::VognCurvature::empirical_fisher, vi::VognCurvature::ggn,
-                               vi::VognCurvature::mc_fisher}) {
-    BOOST_TEST_CONTEXT("curvature " << vi::to_string(curvature)) {
-      auto diag = [&](int threads) {
-        vi::VognOptions o{.loop = {.epochs = 3, .minibatch = 8, .elbo_samples = 2},
-                          .mc_samples = 2,
-                          .curvature = curvature};
-        o.loop.threads = threads;
-        o.loop.grain = 2;
-        vi::Rng rng(31);
-        return vi::fit(model, o, rng);
-      };
-      auto full = [&](int threads) {
-        vi::FullVognOptions o{.loop = {.epochs = 3, .minibatch = 8, .elbo_samples = 2},
-                              .mc_samples = 2,
-                              .curvature = curvature};
-        o.loop.threads = threads;
-        o.loop.grain = 2;
-        vi::Rng rng(31);
-        return vi::fit(model, o, rng);
-      };
-      const auto d1 = diag(1), d2 = diag(2);
-      BOOST_TEST(same_bits(d1.posterior, d2.posterior));
-      BOOST_TEST(d1.history.back().elbo == d2.history.back().elbo);
-      BOOST_TEST(same_bits(full(1).posterior, full(2).posterior));
-    }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(checkpoint_and_resume_equal_the_uninterrupted_run) {
-  const auto model = tanh_mlp_problem();
-  for (const auto curvature : {vi::VognCurvature::empirical_fisher, vi::VognCurvature::mc_fisher}) {
-    const vi::VognOptions o{.loop = {.epochs = 5, .minibatch = 6, .elbo_samples = 2},
-                            .curvature = curvature};
-    vi::Rng rng(37);
-    CheckpointAt at{7, std::nullopt};
-    const auto full = vi::fit(model, o, rng, at);
-    BOOST_TEST_REQUIRE(at.saved.has_value());
-    const auto resumed = vi::resume(model, o, vi::FitCheckpoint::decode(*at.saved));
-    BOOST_TEST(same_bits(full.posterior, resumed.posterior));
-    BOOST_TEST(full.history.back().elbo == resumed.history.back().elbo);
-  }
-  const vi::FullVognOptions o{.loop = {.epochs = 5, .minibatch = 6},
-                              .curvature = vi::VognCurvature::ggn};
-  vi::Rng rng(37);
-  CheckpointAt at{9, std::nullopt};
-  const auto full = vi::fit(model, o, rng, at);
-  const auto resumed = vi::resume(model, o, vi::FitCheckpoint::decode(*at.saved));
-  BOOST_TEST(same_bits(full.posterior, resumed.posterior));
-}
-
 // No history row before the step that overflows: the step's own check of μ and Λ names the
 // parameter block (a history row would stop the run earlier, on its non-finite training loss).
 constexpr Eigen::Index kNoHistory = 1000;
@@ -287,19 +230,7 @@ BOOST_AUTO_TEST_CASE(a_step_size_that_overflows_fails_with_the_last_good_posteri
   }
 }
 
-BOOST_AUTO_TEST_CASE(bad_options_are_named) {
-  const auto p = vi::problems::make_logistic_regression_2d();
-  vi::Rng rng(1);
-  auto throws_naming = [&](auto edit, const std::string& field) {
-    return ngvi::test::rejects_naming<vi::VognOptions>(p.model, edit, field);
-  };
-  BOOST_TEST(throws_naming([](auto& o) { o.mc_samples = -1; }, "mc_samples"));
-  BOOST_TEST(throws_naming([](auto& o) { o.fisher_samples = 0; }, "fisher_samples"));
-  BOOST_TEST(throws_naming([](auto& o) { o.kl_weight = -1.0; }, "kl_weight"));
-  BOOST_TEST(throws_naming([](auto& o) { o.precision_rate = {2.0}; }, "precision_rate"));
-  BOOST_TEST(throws_naming([](auto& o) { o.initial_mean = VectorXd::Zero(5); }, "initial_mean"));
-  BOOST_TEST(throws_naming([](auto& o) { o.initial_state_curvature = VectorXd::Zero(3); },
-                           "initial_state_curvature"));
+BOOST_AUTO_TEST_CASE(a_curvature_other_than_the_empirical_fisher_needs_a_likelihood) {
   const auto callable = nn::make_model(
       [](const auto& th, Eigen::Index) {
         using T = typename std::decay_t<decltype(th)>::Scalar;
@@ -307,7 +238,7 @@ BOOST_AUTO_TEST_CASE(bad_options_are_named) {
       },
       4, 1);
   const vi::VognOptions o{.loop = {.minibatch = 0}, .curvature = vi::VognCurvature::ggn};
-  BOOST_CHECK_THROW(vi::fit(callable, o, rng), std::invalid_argument);
+  ngvi::test::check_rejects(callable, o, "needs a model with outputs and a likelihood");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

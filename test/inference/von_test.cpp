@@ -14,8 +14,9 @@
 // * The ELBO rises along a run on the convex logistic problem.
 // * Remedies on a tanh MLP keep Λ positive definite at every iteration, fire and are counted;
 //   remedy = fail stops with an error naming the iteration.
-// * 1 vs 2 threads, checkpoint + resume: bitwise identical. Non-finite steps: status failed, the
-//   message names the iteration and the block, the last good posterior is kept.
+// * Non-finite steps: status failed, the message names the iteration and the block, the last good
+//   posterior is kept. The GGN fallback is refused for a model without a likelihood.
+// Threads, resume and bad options: method_contract_test.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -47,7 +48,6 @@ namespace tol = ngvi::test::vi_tolerances;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
-using ngvi::test::CheckpointAt;
 using ngvi::test::InitialMean;
 using ngvi::test::same_bits;
 using ngvi::test::tanh_mlp_problem;
@@ -466,59 +466,6 @@ BOOST_AUTO_TEST_CASE(remedy_fail_stops_the_fit_naming_the_iteration_with_the_las
   BOOST_TEST(same_bits(r.posterior, *last.q));
 }
 
-BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
-  const auto model = tanh_mlp_problem();
-  for (const vi::VonRemedy remedy :
-       {vi::VonRemedy::clip_eigenvalues, vi::VonRemedy::ggn_fallback}) {
-    auto run = [&](int threads) {
-      vi::VonOptions o{.loop = {.epochs = 4, .minibatch = 5, .elbo_samples = 2},
-                       .mean_rate = {0.05},
-                       .precision_rate = {0.9},
-                       .mc_samples = 2,
-                       .remedy = remedy};
-      o.loop.threads = threads;
-      o.loop.grain = 2;
-      vi::Rng rng(31);
-      return vi::fit(model, o, rng);
-    };
-    const auto a = run(1), b = run(2);
-    BOOST_TEST(same_bits(a.posterior, b.posterior));
-    BOOST_TEST(a.history.back().elbo == b.history.back().elbo);
-  }
-  auto diag = [&](int threads) {
-    vi::DiagonalVonOptions o{.loop = {.epochs = 4, .minibatch = 5}, .mc_samples = 2};
-    o.loop.threads = threads;
-    vi::Rng rng(31);
-    return vi::fit(model, o, rng);
-  };
-  BOOST_TEST(same_bits(diag(1).posterior, diag(2).posterior));
-}
-
-BOOST_AUTO_TEST_CASE(checkpoint_and_resume_equal_the_uninterrupted_run) {
-  const auto model = tanh_mlp_problem();
-  const vi::VonOptions o{.loop = {.epochs = 6, .minibatch = 5, .elbo_samples = 2},
-                         .mean_rate = {0.05},
-                         .precision_rate = {0.5},
-                         .mc_samples = 1,
-                         .remedy = vi::VonRemedy::damp_step};
-  vi::Rng rng(37);
-  CheckpointAt at{9, std::nullopt};
-  const auto full = vi::fit(model, o, rng, at);
-  BOOST_TEST_REQUIRE(at.saved.has_value());
-  const auto resumed = vi::resume(model, o, vi::FitCheckpoint::decode(*at.saved));
-  BOOST_TEST(same_bits(full.posterior, resumed.posterior));
-  BOOST_TEST(full.history.size() == resumed.history.size());
-  BOOST_TEST(full.history.back().elbo == resumed.history.back().elbo);
-  BOOST_TEST((full.counters.remedies == resumed.counters.remedies));
-
-  const vi::DiagonalVonOptions od{.loop = {.epochs = 6, .minibatch = 5}, .mc_samples = 1};
-  vi::Rng rng2(37);
-  CheckpointAt at2{7, std::nullopt};
-  const auto full2 = vi::fit(model, od, rng2, at2);
-  const auto resumed2 = vi::resume(model, od, vi::FitCheckpoint::decode(*at2.saved));
-  BOOST_TEST(same_bits(full2.posterior, resumed2.posterior));
-}
-
 // No history row before the step that overflows: the step's own check of μ and Λ names the
 // parameter block (a history row would stop the run earlier, on its non-finite training loss).
 constexpr Eigen::Index kNoHistory = 1000;
@@ -554,22 +501,7 @@ BOOST_AUTO_TEST_CASE(a_step_size_that_overflows_fails_with_the_last_good_posteri
   }
 }
 
-BOOST_AUTO_TEST_CASE(bad_options_are_named) {
-  const auto p = vi::problems::make_logistic_regression_2d();
-  vi::Rng rng(1);
-  auto throws_naming = [&](auto edit, const std::string& field) {
-    return ngvi::test::rejects_naming<vi::VonOptions>(p.model, edit, field);
-  };
-  BOOST_TEST(throws_naming([](auto& o) { o.mc_samples = -1; }, "mc_samples"));
-  BOOST_TEST(throws_naming([](auto& o) { o.kl_weight = 0.0; }, "kl_weight"));
-  BOOST_TEST(throws_naming([](auto& o) { o.mean_rate = {-1.0}; }, "mean_rate"));
-  BOOST_TEST(throws_naming([](auto& o) { o.precision_rate = {1.5}; }, "precision_rate"));
-  BOOST_TEST(throws_naming([](auto& o) { o.initial_mean = VectorXd::Zero(3); }, "initial_mean"));
-  BOOST_TEST(throws_naming([](auto& o) { o.initial_precision = -MatrixXd::Identity(2, 2); },
-                           "initial_precision"));
-  BOOST_TEST(throws_naming([](auto& o) { o.eigenvalue_floor = -1.0; }, "eigenvalue_floor"));
-  BOOST_TEST(throws_naming([](auto& o) { o.precision_floor = 1.0; }, "precision_floor"));
-  // ggn_fallback needs outputs and a likelihood.
+BOOST_AUTO_TEST_CASE(the_ggn_fallback_needs_a_likelihood) {
   const auto callable = nn::make_model(
       [](const auto& th, Eigen::Index) {
         using T = typename std::decay_t<decltype(th)>::Scalar;
@@ -577,7 +509,7 @@ BOOST_AUTO_TEST_CASE(bad_options_are_named) {
       },
       4, 1);
   const vi::VonOptions o{.loop = {.minibatch = 0}, .remedy = vi::VonRemedy::ggn_fallback};
-  BOOST_CHECK_THROW(vi::fit(callable, o, rng), std::invalid_argument);
+  ngvi::test::check_rejects(callable, o, "remedy ggn_fallback needs a model with outputs");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

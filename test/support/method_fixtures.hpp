@@ -1,12 +1,10 @@
 // Shared pieces of the tests of the inference methods (VON, VOGN, ...): a small non-convex
-// network problem, fit-loop callbacks that record the initial mean or a checkpoint, a bitwise
-// comparison of posteriors, and a check that bad options are rejected naming the field.
+// network problem, fit-loop callbacks that record the initial mean or a checkpoint, and a bitwise
+// comparison of posteriors.
 #pragma once
 
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include <Eigen/Core>
 #include <boost/test/unit_test.hpp>
@@ -55,24 +53,6 @@ struct CheckpointAt {
 template <class Q>
 bool same_bits(const Q& a, const Q& b) {
   return a.mean() == b.mean() && a.precision() == b.precision();
-}
-
-// True if fitting `model` with full-batch options changed by edit(options) throws
-// std::invalid_argument whose message contains `field`.
-template <class Options, class Model, class Edit>
-bool rejects_naming(const Model& model, Edit edit, const std::string& field) {
-  Options o{};
-  o.loop.epochs = 1;
-  o.loop.minibatch = 0;
-  edit(o);
-  vi::Rng rng(1);
-  try {
-    vi::fit(model, o, rng);
-  } catch (const std::invalid_argument& e) {
-    BOOST_TEST_MESSAGE(e.what());
-    return std::string(e.what()).find(field) != std::string::npos;
-  }
-  return false;
 }
 
 }  // namespace ngvi::test
