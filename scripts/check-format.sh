@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that every tracked C++ file is formatted as .clang-format says (clang-format from
-# Debian 12, which `scripts/install-deps.sh --test` installs). Lists each file that differs and
+# Debian 12, which `scripts/install-deps.sh --ci` installs). Lists each file that differs and
 # exits 1 if any does; `--fix` reformats them in place instead. CI runs it before building.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,7 +14,7 @@ elif [[ $# -gt 0 ]]; then
 fi
 
 command -v clang-format >/dev/null 2>&1 || {
-  echo "check-format: clang-format not found (bash scripts/install-deps.sh --test installs it)" >&2
+  echo "check-format: clang-format not found (bash scripts/install-deps.sh --ci installs it)" >&2
   exit 2
 }
 

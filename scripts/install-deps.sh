@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that building and running ngvi needs (Open MPI included: the
 # distributed module and its mpirun tests are built when CMake finds it); with --test also those
-# only its tests need: Chromium (the browser test of report.html), clang with its runtime
-# libraries (the libFuzzer target of the file readers, built with -fsanitize=fuzzer,address),
-# clang-format (CI's formatting check, scripts/check-format.sh) and GoogleTest (the test of the
-# derivative-check macros for GoogleTest users).
+# only its tests need: Chromium (the browser test of report.html) and GoogleTest (the test of the
+# derivative-check macros for GoogleTest users); with --ci also those only CI's other stages need
+# (.ci/run): clang with its runtime libraries (the libFuzzer target of the file readers, built
+# with -fsanitize=fuzzer,address) and clang-format (the formatting check, scripts/check-format.sh).
 #
 # Skips apt entirely when every package is already installed, so reruns cost nothing. Runs as
 # root directly (as on CI) or through sudo when available; never prompts (noninteractive).
@@ -26,18 +26,19 @@ packages=(
   libopenmpi-dev
   openmpi-bin
 )
-if [[ "${1:-}" == "--test" ]]; then
-  packages+=(
-    chromium-headless-shell
-    clang
-    clang-format
-    libgtest-dev
-    libclang-rt-dev
-  )
-elif [[ $# -gt 0 ]]; then
-  echo "install-deps: unknown argument '$1' (the only one is --test)" >&2
-  exit 2
-fi
+case "${1:-}" in
+  "") ;;
+  --test | --ci)
+    packages+=(chromium-headless-shell libgtest-dev)
+    if [[ "$1" == "--ci" ]]; then
+      packages+=(clang clang-format libclang-rt-dev)
+    fi
+    ;;
+  *)
+    echo "install-deps: unknown argument '$1' (the choices are --test and --ci)" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for pkg in "${packages[@]}"; do
