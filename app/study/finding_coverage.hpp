@@ -31,6 +31,7 @@ inline const MethodRecord* coverage_method(const ProblemRecord& p, const std::st
 // has no measurements.
 inline std::string running_curvature_reason(const ProblemRecord& p,
                                             const std::vector<std::string>& keys) {
+  if (!p.curvature_absent.empty()) return "the curvature analyses were " + p.curvature_absent;
   for (const std::string& key : keys) {
     const MethodRecord* m = coverage_method(p, key);
     if (!m) return "the method " + key + " was not run on this problem";
@@ -54,8 +55,9 @@ inline std::vector<FindingNotEvaluated> findings_not_evaluated(
   const MethodRecord* map = detail::coverage_method(p, "map_laplace");
   const bool curvature_study = map && map->approximations.size() >= 2;
   const std::string no_curvature_study =
-      map ? "the MAP run's curvature study has fewer than 2 points (the run stopped early?)"
-          : "MAP + Laplace was not run";
+      !p.curvature_absent.empty() ? "the curvature analyses were " + p.curvature_absent
+      : map ? "the MAP run's curvature study has fewer than 2 points (the run stopped early?)"
+            : "MAP + Laplace was not run";
   const bool ggn_is_hessian =
       curvature_study && map->approximations.front().relative_error.front() < 1e-9;
   const std::string no_optimum =

@@ -67,6 +67,11 @@ struct ProblemSetup {
   // Run the full-covariance methods (VON, VOGN with the GGN); off when P×P work per step would
   // dominate the run.
   bool full_covariance = true;
+  // Measure curvature against the exact Hessian: each method's running curvature at every
+  // history row, and the MAP run's curvature study (the GGN, empirical and MC Fisher and K-FAC
+  // with their spectra). Off when P×P Hessians at every row would dominate the run; the fits,
+  // their metrics and the other references are unchanged.
+  bool curvature_study = true;
   // Draws θ ~ q for the test metrics of each history row, and for the final ones.
   int history_predictive_samples = 10;
   int final_predictive_samples = 100;

@@ -17,6 +17,7 @@
 // number of threads.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <app/study/approximation_posterior.hpp>
 #include <app/study/exact_elbo.hpp>
 #include <app/study/point_predictive.hpp>
 #include <app/study/problem_setup.hpp>
@@ -186,6 +188,7 @@ struct StudyTracker {
     row.metrics.emplace_back(classification ? "test_accuracy" : "test_rmse",
                              classification ? t.accuracy : t.rmse);
     if (s.exact_elbo() && std::isfinite(row.kl)) exact_elbo(row, q, ctx.kl_weight());
+    if (!s.curvature_study) return;
     const double n = static_cast<double>(s.train->num_examples());
     const Eigen::MatrixXd c =
         running_curvature(ctx.method(), q, n, ctx.prior_precision(), ctx.kl_weight());
@@ -208,7 +211,24 @@ struct StudyTracker {
   }
 };
 
-// The exact Hessian of Σᵢℓᵢ against its approximations at each history row (MAP's θ).
+// The first (up to) this many test inputs are where the approximations' linearised predictive
+// variances are compared with the exact Hessian's.
+inline constexpr Eigen::Index posterior_error_inputs = 20;
+
+// The output Jacobians ∂f(xₖ)/∂θ (rows) of a one-output model at its first (up to) k examples.
+// Cost: one recording and one reverse sweep per example.
+inline Eigen::MatrixXd output_jacobians(const NetworkModel& model, const Eigen::VectorXd& theta,
+                                        Eigen::Index k) {
+  const Eigen::Index rows = std::min(k, model.num_examples());
+  Eigen::MatrixXd j(rows, theta.size());
+  for (Eigen::Index i = 0; i < rows; ++i)
+    j.row(i) = nn::example_output_jacobian(model, theta, i).row(0);
+  return j;
+}
+
+// The exact Hessian of Σᵢℓᵢ against its approximations at each history row (MAP's θ), unless
+// the setup turns the curvature study off: the matrices' relative error, their spectra, and what
+// each does to the posterior N(θ, (A + δI)⁻¹) (approximation_posterior.hpp).
 struct ApproximationTracker {
   const ProblemSetup* setup;
   std::vector<ApproximationPoint>* points;
@@ -217,6 +237,7 @@ struct ApproximationTracker {
   template <class Ctx>
   void on_history(vi::HistoryRow& row, const Ctx& ctx) {
     const ProblemSetup& s = *setup;
+    if (!s.curvature_study) return;
     const NetworkModel& model = *s.train;
     const Eigen::VectorXd theta = ctx.posterior().mean();
     const Eigen::Index p = theta.size();
@@ -233,7 +254,10 @@ struct ApproximationTracker {
     const std::vector<Eigen::MatrixXd> approx = {
         nn::ggn(model, theta, ggn), nn::empirical_fisher(model, theta, par),
         nn::mc_fisher(model, theta, mc), nn::kfac_matrix(nn::kfac_factors(model, theta, kfac), p)};
+    const HessianPosterior exact(h, s.prior_precision,
+                                 output_jacobians(*s.test, theta, posterior_error_inputs));
     ApproximationPoint a;
+    a.hessian_posterior_exists = exact.positive_definite();
     a.iteration = row.iteration;
     a.hessian_min_eigenvalue = hs.min;
     a.hessian_max_eigenvalue = hs.max;
@@ -245,6 +269,9 @@ struct ApproximationTracker {
       const nn::CurvatureComparison c = nn::compare_curvature(m, h, hs);
       a.relative_error.push_back(c.relative_frobenius_error);
       a.diagonal_cosine.push_back(c.diagonal_cosine);
+      const HessianPosterior::Errors e = exact.errors(m);
+      a.posterior_kl.push_back(e.kl);
+      a.predictive_log_variance_ratio.push_back(e.log_variance_ratio);
       sp.approximations.push_back(nn::spectrum(m).eigenvalues.reverse());
     }
     points->push_back(std::move(a));

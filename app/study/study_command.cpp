@@ -188,8 +188,8 @@ Subcommand add_study_command(CLI::App& root) {
   cmd->add_option("--hidden", opt->hidden,
                   "with --csv: hidden layer widths of the tanh network, comma-separated (e.g. "
                   "50,50); 0 = no hidden layer (a model linear in θ, whose exact posterior the "
-                  "study computes for a regression). At most 1000 parameters (the curvature "
-                  "analyses' exact Hessians)")
+                  "study computes for a regression). At most 5000 parameters; beyond 1000 the "
+                  "curvature analyses (exact Hessians) are skipped")
       ->delimiter(',')
       ->check(integer_in<Eigen::Index>(0, 100000))
       ->capture_default_str()

@@ -168,13 +168,16 @@ void convergence_figures(const ProblemRecord& p, Builder& b) {
         "Test log-likelihood against the wall time of the steps.");
 }
 
+// The report's names of approximation_names(), in its order.
+constexpr const char* approximation_labels[] = {"GGN", "empirical Fisher", "MC Fisher (16 draws)",
+                                                "K-FAC (expected)"};
+
 void approximation_figures(const ProblemRecord& p, Builder& b) {
   const MethodRecord* map = nullptr;
   for (const MethodRecord& m : p.methods)
     if (!m.approximations.empty()) map = &m;
   if (!map) return;
   const auto& names = approximation_names();
-  const char* labels[] = {"GGN", "empirical Fisher", "MC Fisher (16 draws)", "K-FAC (expected)"};
   const char* colors[] = {"#d62728", "#ff9896", "#9467bd", "#e377c2"};
   plot::LinePlot err;
   err.axes = {plot_title(p) + ": curvature approximations vs the exact Hessian (MAP run)",
@@ -185,7 +188,7 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
               900,
               520};
   for (std::size_t a = 0; a < names.size(); ++a) {
-    plot::Series s{labels[a], {}, {}, plot::Style::lines_points, colors[a]};
+    plot::Series s{approximation_labels[a], {}, {}, plot::Style::lines_points, colors[a]};
     for (const ApproximationPoint& q : map->approximations) {
       s.x.push_back(static_cast<double>(q.iteration));
       s.y.push_back(q.relative_error[a]);
@@ -198,7 +201,8 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
     for (const ApproximationPoint& q : map->approximations)
       worst = std::max(worst, q.relative_error[a]);
     if (worst <= exact_curvature_tolerance)
-      exact += fmt::format("{}{} (at most {:.1e})", exact.empty() ? "" : ", ", labels[a], worst);
+      exact += fmt::format("{}{} (at most {:.1e})", exact.empty() ? "" : ", ",
+                           approximation_labels[a], worst);
   }
   b.add(p.name + "_approximation_error", err,
         "Relative Frobenius error of each approximation of the Hessian of Σᵢℓᵢ, at the MAP "
@@ -242,7 +246,7 @@ void approximation_figures(const ProblemRecord& p, Builder& b) {
       const Eigen::VectorXd& ev = sp.approximations[a];
       if (ev.size() > 0 && ev.maxCoeff() > 0.0)
         roundoff = std::max(roundoff, std::max(0.0, -ev.minCoeff()) / ev.maxCoeff());
-      lp.series.push_back(series(labels[a], ev, colors[a]));
+      lp.series.push_back(series(approximation_labels[a], ev, colors[a]));
     }
     b.add(fmt::format("{}_spectra_{}", p.name, k == 0 ? "start" : "end"), lp,
           fmt::format(
@@ -774,6 +778,38 @@ report::Table remedy_table(const ProblemSeeds& ps) {
   return t;
 }
 
+// What each Hessian approximation does to the posterior N(θ, (A + δI)⁻¹) at the first and the
+// last point of the MAP run (approximation_posterior.hpp), mean ± sd over the seeds where the
+// exact Hessian's H + δI is positive definite there.
+report::Table posterior_error_table(const ProblemSeeds& ps) {
+  report::Table t;
+  t.caption =
+      "Each approximation A of the Hessian as a posterior N(θ, (A + δI)⁻¹) at the MAP run's first "
+      "and last history points, against N(θ, (H + δI)⁻¹) from the exact Hessian H where H + δI is "
+      "positive definite: their KL divergence, and the mean over the first 20 test inputs of "
+      "log σ²_A(x) − log σ²_H(x), the linearised predictive variances of the network output "
+      "(0: the same; below 0: A's posterior too narrow in function space)";
+  t.header = {"approximation", "‖A − H‖_F/‖H‖_F first",    "last", "KL first",
+              "last",          "log variance ratio first", "last"};
+  for (std::size_t a = 0; a < approximation_names().size(); ++a) {
+    std::vector<double> v[6];
+    for (const ProblemRecord& r : ps.runs)
+      for (const MethodRecord& m : r.methods) {
+        if (m.approximations.size() < 2) continue;
+        const ApproximationPoint* ends[] = {&m.approximations.front(), &m.approximations.back()};
+        for (int e = 0; e < 2; ++e) {
+          v[e].push_back(ends[e]->relative_error[a]);
+          v[2 + e].push_back(ends[e]->posterior_kl[a]);
+          v[4 + e].push_back(ends[e]->predictive_log_variance_ratio[a]);
+        }
+      }
+    t.rows.push_back({approximation_labels[a], mean_sd(v[0], "{:.3g}"), mean_sd(v[1], "{:.3g}"),
+                      mean_sd(v[2], "{:.3g}"), mean_sd(v[3], "{:.3g}"), mean_sd(v[4], "{:.3g}"),
+                      mean_sd(v[5], "{:.3g}")});
+  }
+  return t;
+}
+
 // The statistic with its interval, for the report: "<what> = mean [low, high] (95% t-interval
 // over n seeds)", one seed's value, or a check's worst value.
 std::string statistic_text(const StudyVerdict& v) {
@@ -1067,6 +1103,11 @@ report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
   } else if (!p.hmc_absent.empty()) {
     s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
   }
+  if (!p.curvature_absent.empty())
+    s.blocks.push_back(report::Paragraph{"Curvature analyses against the exact Hessian: none — " +
+                                         p.curvature_absent + "."});
+  for (const MethodRecord& m : p.methods)
+    if (m.approximations.size() >= 2) s.blocks.push_back(posterior_error_table(ps));
   report::Section drawn{"", {}};
   Builder b{figures, drawn,
             ps.runs.size() > 1

@@ -1,4 +1,5 @@
 // results.json (study_json.hpp).
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -95,10 +96,15 @@ json curvature_study_json(const MethodRecord& map) {
                {"hessian",
                 {{"min_eigenvalue", a.hessian_min_eigenvalue},
                  {"max_eigenvalue", a.hessian_max_eigenvalue},
-                 {"negative_eigenvalues", a.hessian_negative_eigenvalues}}}};
+                 {"negative_eigenvalues", a.hessian_negative_eigenvalues},
+                 {"posterior_exists", a.hessian_posterior_exists}}}};
+    auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
     for (std::size_t k = 0; k < names.size(); ++k) {
       pt["relative_error"][names[k]] = a.relative_error[k];
       pt["diagonal_cosine"][names[k]] = a.diagonal_cosine[k];
+      pt["posterior_kl"][names[k]] = finite_or_null(a.posterior_kl[k]);
+      pt["predictive_log_variance_ratio"][names[k]] =
+          finite_or_null(a.predictive_log_variance_ratio[k]);
     }
     j["points"].push_back(std::move(pt));
   }
@@ -291,6 +297,7 @@ json problem_json(const ProblemSeeds& ps, bool timing) {
   j["summary"] = summary_json(ps);
   j["hmc_summary"] = hmc_summary_json(ps);
   j["hmc_reference_absent"] = p.hmc ? json(nullptr) : json(p.hmc_absent);
+  j["curvature_absent"] = p.curvature_absent.empty() ? json(nullptr) : json(p.curvature_absent);
   j["user_problem"] = ps.user_problem;
   j["findings_not_evaluated"] = json::array();
   for (const FindingNotEvaluated& f : ps.not_evaluated)

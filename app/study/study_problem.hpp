@@ -7,9 +7,10 @@
 // builds one with make_problem (see examples/study_problem.cpp). What the study can evaluate on a
 // user's problem depends on what is known about it:
 //   * every method's fit, test metrics, ELBO (Monte Carlo; exact for a linear-Gaussian model, by
-//     quadrature for a logistic GLM), fit health and running curvature against the exact Hessian;
-//   * the curvature study along the MAP run (the exact Hessian against the GGN, the empirical,
-//     MC Fisher and K-FAC), for P ≤ curvature_parameter_limit;
+//     quadrature for a logistic GLM) and fit health, for P ≤ study_parameter_limit;
+//   * each method's running curvature against the exact Hessian, and the curvature study along
+//     the MAP run (the exact Hessian against the GGN, the empirical, MC Fisher and K-FAC), for
+//     P ≤ curvature_parameter_limit — skipped beyond it, and the report says so;
 //   * an HMC (NUTS) reference posterior and the methods' scores against it when P·N ≤
 //     hmc_work_limit and no exact posterior is given;
 //   * the checks and findings against an exact posterior or VI optimum when they are given, or
@@ -39,12 +40,17 @@
 
 namespace ngvi::app::study {
 
-// The curvature study computes exact P×P Hessians (at every history row of every fit, and with
+// The curvature analyses compute exact P×P Hessians (at every history row of every fit, and with
 // four approximations and their spectra along the MAP run): up to this many parameters, i.e.
 // 8 MB per matrix, and about P gradient passes over the training set per Hessian. A problem with
-// more parameters is refused (std::invalid_argument), not run without its curvature analyses:
-// the fits' measuring code (run_method.hpp) computes them unconditionally.
+// more parameters is fitted and measured without them (ProblemSetup::curvature_study), and
+// the record says why (ProblemRecord::curvature_absent).
 inline constexpr Eigen::Index curvature_parameter_limit = 1000;
+
+// The largest problem the study fits at all: MAP + Laplace, every problem's baseline, forms the
+// full P×P GGN and factorises it (200 MB and about P³/3 = 4·10¹⁰ flops at P = 5000). A problem
+// with more parameters is refused (std::invalid_argument) before anything is fitted.
+inline constexpr Eigen::Index study_parameter_limit = 5000;
 
 // Up to this many parameters the full-covariance methods (VON, VOGN with the GGN) run; beyond it
 // their P×P work per step (a minibatch Hessian and a Cholesky factorisation) is left out and the

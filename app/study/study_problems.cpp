@@ -90,6 +90,16 @@ void add_remedy_runs(const ProblemSetup& s, ProblemRecord& r) {
   for (const auto& [remedy, m] : run_von_remedies(s)) add(remedy, m);
 }
 
+// Two moons' HMC budget, which a user's network gets too (hmc_work_limit is set from its cost):
+// 4 chains × (300 + 1000) transitions at depth 7; --quick 4 × (150 + 150) at depth 6.
+HmcBudget network_hmc_budget(bool quick) {
+  return quick ? HmcBudget{.warmup = 150,
+                           .draws = 150,
+                           .max_tree_depth = 6,
+                           .predictive_samples = 100}
+               : HmcBudget{.warmup = 300, .draws = 1000, .max_tree_depth = 7};
+}
+
 // The HMC reference of a network problem (hmc_reference.hpp), every chain started at the MAP
 // fit's θ*, and each method's scores against it. Without a finite MAP there is no reference, and
 // the record says why.
@@ -227,12 +237,7 @@ ProblemRecord two_moons(const StudySettings& st) {
   r.evaluation_points_what =
       "a 5 × 4 grid over [−1.5, 1.5] × [−1, 1]: the moons and the space between and around them";
   run_suites(s, r);
-  add_hmc_reference(
-      s,
-      st.quick
-          ? HmcBudget{.warmup = 150, .draws = 150, .max_tree_depth = 6, .predictive_samples = 100}
-          : HmcBudget{.warmup = 300, .draws = 1000, .max_tree_depth = 7},
-      r);
+  add_hmc_reference(s, network_hmc_budget(st.quick), r);
   return r;
 }
 
@@ -501,11 +506,11 @@ void check_problem(const Problem& p) {
           throw std::invalid_argument(fmt::format(
               "{}: problem '{}': a Bernoulli-logit label must be 0 or 1; {} example {} has {}", who,
               p.name, m == p.train.get() ? "training" : "test", i, y));
-  if (p.train->num_params() > curvature_parameter_limit)
+  if (p.train->num_params() > study_parameter_limit)
     throw std::invalid_argument(fmt::format(
-        "{}: problem '{}' has P = {} parameters; the study's curvature analyses (exact P×P "
-        "Hessians at every history row of every fit) are limited to P ≤ {}: use a smaller network",
-        who, p.name, p.train->num_params(), curvature_parameter_limit));
+        "{}: problem '{}' has P = {} parameters; the study is limited to P ≤ {} (MAP + "
+        "Laplace, every problem's baseline, factorises the full P×P GGN): use a smaller network",
+        who, p.name, p.train->num_params(), study_parameter_limit));
 }
 
 ProblemRecord run_problem(const Problem& p, const StudySettings& st) {
@@ -518,6 +523,7 @@ ProblemRecord run_problem(const Problem& p, const StudySettings& st) {
   s.steps = p.steps;
   const Eigen::Index params = p.train->num_params();
   s.full_covariance = params <= full_covariance_parameter_limit;
+  s.curvature_study = params <= curvature_parameter_limit;
   // A minibatch no smaller than the training set is the full batch (the fit loop refuses it).
   const Eigen::Index n = p.train->num_examples();
   s.loop = loop_for(st.quick ? p.quick_epochs : p.epochs, p.minibatch >= n ? 0 : p.minibatch, n,
@@ -549,6 +555,11 @@ ProblemRecord run_problem(const Problem& p, const StudySettings& st) {
     for (Eigen::Index j = 0; j < params; ++j)
       r.parameter_names.push_back(fmt::format("theta{}", j + 1));
   r.reference = std::move(reference);
+  if (!s.curvature_study)
+    r.curvature_absent = fmt::format(
+        "not computed: P = {} exceeds {}, the limit of the exact P×P Hessians they need at every "
+        "history row of every fit",
+        params, curvature_parameter_limit);
   // Evaluation points only where there is an HMC reference to compare the predictives with.
   r.hmc_absent = user_hmc_absent(p, r.reference.has_value());
   if (r.hmc_absent.empty()) {
@@ -563,13 +574,7 @@ ProblemRecord run_problem(const Problem& p, const StudySettings& st) {
   }
   run_suites(s, r);
   if (optimum) add_vi_optimum(s, std::move(*optimum), r);
-  if (r.hmc_absent.empty())
-    add_hmc_reference(
-        s,
-        st.quick
-            ? HmcBudget{.warmup = 150, .draws = 150, .max_tree_depth = 6, .predictive_samples = 100}
-            : HmcBudget{.warmup = 300, .draws = 1000, .max_tree_depth = 7},
-        r);
+  if (r.hmc_absent.empty()) add_hmc_reference(s, network_hmc_budget(st.quick), r);
   return r;
 }
 

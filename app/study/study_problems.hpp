@@ -57,8 +57,9 @@ ProblemRecord run_problem(const std::string& name, const StudySettings& settings
 // Gaussian VI optimum; HMC runs when P·N ≤ hmc_work_limit and no exact posterior is known, and
 // the record says why not otherwise. Throws std::invalid_argument for an invalid problem (the
 // name, missing or mismatched models, an unsupported likelihood, labels other than 0 and 1) or
-// one with more than curvature_parameter_limit parameters. Cost: both method suites, the
-// references, and the HMC reference if it runs.
+// one with more than study_parameter_limit parameters; beyond curvature_parameter_limit the
+// curvature analyses are skipped and the record says why (curvature_absent). Cost: both method
+// suites, the references, and the HMC reference if it runs.
 ProblemRecord run_problem(const Problem& problem, const StudySettings& settings);
 
 // The checks of run_problem(const Problem&, …) alone, so that a caller can refuse a problem

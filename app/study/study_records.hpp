@@ -52,6 +52,13 @@ struct ApproximationPoint {
   std::int64_t hessian_negative_eigenvalues = 0;
   std::vector<double> relative_error;   // per approximation_names(): ‖A − H‖_F / ‖H‖_F
   std::vector<double> diagonal_cosine;  // per approximation_names(): cos∠(diag A, diag H)
+  // per approximation_names(): KL(N(θ, (A + δI)⁻¹) ‖ N(θ, (H + δI)⁻¹)), and the mean over the
+  // first test inputs of log σ²_A(x) − log σ²_H(x), the linearised predictive variances of f
+  // (approximation_posterior.hpp); NaN where H + δI is not positive definite.
+  std::vector<double> posterior_kl;
+  std::vector<double> predictive_log_variance_ratio;
+  // Whether H + δI is positive definite here (else the two above are NaN).
+  bool hessian_posterior_exists = false;
 };
 
 // Eigenvalues, largest first, of the Hessian and of each approximation at one point.
@@ -238,6 +245,9 @@ struct ProblemRecord {
   // evaluation_points_what).
   std::optional<HmcReference> hmc;
   std::string hmc_absent;
+  // Why the curvature analyses against the exact Hessian (ProblemSetup::curvature_study) were
+  // not run on this problem; empty when they were.
+  std::string curvature_absent;
   Eigen::MatrixXd evaluation_points;
   std::string evaluation_points_what;
   // The linear models' Gaussian VI optimum (empty elsewhere) and the Monte-Carlo error of VON

@@ -102,6 +102,7 @@ int run_study(const std::vector<ProblemRunner>& problems, const RunOptions& opti
                                      p.hmc->warmup, p.hmc->draws, p.hmc->max_rhat,
                                      p.hmc->converged ? "" : " (not converged)")
                        : p.hmc_absent);
+    if (!p.curvature_absent.empty()) fmt::print("  curvature analyses: {}\n", p.curvature_absent);
     std::fflush(stdout);
   }
   run.verdicts = study_verdicts(run.problems);

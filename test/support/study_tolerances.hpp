@@ -22,4 +22,8 @@ inline constexpr Tolerance gaussian_vs_exact_posterior{0.25, 0.75};
 // results.json (17 significant digits): round-off of sums over N examples and of sd = √var.
 inline constexpr Tolerance closed_form_elbo{1e-9, 1e-9};
 
+// Two routes through the same small dense algebra (P ≤ 10, condition numbers below 100): one by
+// Cholesky factors and triangular solves, the other by explicit inverses.
+inline constexpr Tolerance small_dense_algebra{1e-11, 1e-12};
+
 }  // namespace ngvi::test::study_tolerances

@@ -152,19 +152,53 @@ BOOST_AUTO_TEST_CASE(bad_tables_give_named_errors) {
   BOOST_CHECK_EXCEPTION(study::csv_problem(o), nn::DataError, data_error(3, 2, "class label"));
 }
 
-// A network whose exact Hessian the curvature analyses would have to compute beyond the limit
-// is refused before any fitting, naming the limit.
-BOOST_AUTO_TEST_CASE(network_beyond_the_curvature_limit_is_refused) {
+// A network beyond the curvature analyses' limit (P > 1000) is fitted and measured without
+// them: no running curvature, no curvature study along the MAP run, and the record, the list of
+// claims not evaluated and its reasons say so with P and the limit. One beyond the study's limit
+// (P > 5000, MAP + Laplace's full GGN) is refused before any fitting, naming the limit.
+BOOST_AUTO_TEST_CASE(network_beyond_the_curvature_limit_runs_without_curvature) {
   const ngvi::test::TempDir dir;
   study::CsvProblemOptions o;
   o.csv = dir.write("lin.csv", linear_table(40, 3));
   o.target = "y";
-  o.hidden = {50, 50};  // P = 4·50 + 51·50 + 51 = 2801
+  o.hidden = {50, 50};  // P = 3·50 + 50 + 50·50 + 50 + 51 = 2801
   const study::Problem p = study::csv_problem(o);
   BOOST_TEST(p.train->num_params() == 2801);
-  BOOST_CHECK_EXCEPTION(study::check_problem(p), std::invalid_argument,
+  study::ProblemSeeds ps;
+  ps.seeds = {1};
+  ps.user_problem = true;
+  ps.runs.push_back(study::run_problem(p, quick_settings(1)));
+  const study::ProblemRecord& r = ps.base();
+  BOOST_TEST(r.curvature_absent.find("P = 2801 exceeds 1000") != std::string::npos,
+             r.curvature_absent);
+  BOOST_TEST(r.methods.size() == 10u);  // P > 500: without the two full-covariance methods
+  for (const study::MethodRecord& m : r.methods) {
+    BOOST_TEST_CONTEXT(m.name) {
+      BOOST_TEST(m.name != "von");
+      BOOST_TEST(m.curvature.empty());
+      BOOST_TEST(m.approximations.empty());
+      // Every fit ran and was measured (2801 parameters on 32 rows: some may end poor).
+      if (m.name == "map_laplace") BOOST_TEST(std::isfinite(m.test_log_likelihood));
+      BOOST_TEST((m.status == "failed" ? !m.message.empty() : m.steps > 0));
+    }
+  }
+  const std::vector<study::StudyVerdict> verdicts = study::study_verdicts({ps});
+  const std::vector<study::FindingNotEvaluated> missing =
+      study::findings_not_evaluated(ps, verdicts);
+  int curvature_reasons = 0;
+  for (const study::FindingNotEvaluated& f : missing)
+    if (f.reason.find("P = 2801 exceeds 1000") != std::string::npos) ++curvature_reasons;
+  // The Hessian approximations, the empirical Fisher against the GGN, diagonal VON's tracking
+  // and IVON's estimate.
+  BOOST_TEST(curvature_reasons == 4);
+
+  o.hidden = {100, 100};  // P = 3·100 + 100 + 100·100 + 100 + 101 = 10601
+  const study::Problem large = study::csv_problem(o);
+  BOOST_TEST(large.train->num_params() == 10601);
+  BOOST_CHECK_EXCEPTION(study::check_problem(large), std::invalid_argument,
                         [](const std::invalid_argument& e) {
-                          return std::string(e.what()).find("P ≤ 1000") != std::string::npos;
+                          return std::string(e.what()).find("P = 10601") != std::string::npos &&
+                                 std::string(e.what()).find("P ≤ 5000") != std::string::npos;
                         });
 }
 

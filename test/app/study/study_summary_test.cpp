@@ -160,7 +160,8 @@ BOOST_AUTO_TEST_CASE(comparisons_the_problem_allows) {
   }
   // Why: the GGN equals the Hessian along the MAP run, or only its diagonal does.
   study::MethodRecord map = method("map_laplace", -1.0);
-  map.approximations.push_back({10, 0.0, 1.0, 0, {1e-16, 0.5, 0.5, 0.5}, {1.0, 0.9, 0.9, 0.9}});
+  map.approximations.push_back(
+      {10, 0.0, 1.0, 0, {1e-16, 0.5, 0.5, 0.5}, {1.0, 0.9, 0.9, 0.9}, {}, {}, false});
   linear.runs[0].methods.push_back(map);
   BOOST_TEST(study::why_the_same(linear.base(), false).find("the GGN is this model's Hessian") ==
              0u);
