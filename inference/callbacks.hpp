@@ -5,7 +5,8 @@
 // generator — vi::fit(model, options, rng, HeldOut{...}, EarlyStopping{...}, ProgressBar{}).
 // They run in the order given, so put HeldOut before EarlyStopping, which reads its metric.
 // The callbacks that write files (history files rewritten at each row, periodic checkpoints),
-// atomically, are in app/io/fit_files.hpp, with everything else about files.
+// atomically, are in io/history_file.hpp and io/checkpoint_file.hpp (the io module), with
+// everything else about files.
 #pragma once
 
 #include <chrono>
