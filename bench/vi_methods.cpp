@@ -33,6 +33,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <benchmark/benchmark.h>
+#include <io/uci_folder.hpp>
 
 #include <inference/inference.hpp>
 #include <inference/problems/uci_regression.hpp>
@@ -57,11 +58,10 @@ std::filesystem::path boston_folder() {
 
 const Model& boston(Eigen::Index hidden) {
   static const auto make = [](Eigen::Index h) {
-    vi::problems::UciRegressionOptions o;
-    o.folder = boston_folder();
-    o.hidden_units = h;
-    o.noise_precision = kNoisePrecision;
-    return vi::problems::make_uci_regression(o).model;
+    return ngvi::io::uci_regression_problem(
+               {.folder = boston_folder(),
+                .problem = {.hidden_units = h, .noise_precision = kNoisePrecision}})
+        .model;
   };
   static const Model h50 = make(50), h10 = make(10);
   return hidden == 50 ? h50 : h10;

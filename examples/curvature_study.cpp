@@ -33,8 +33,8 @@
 
 #include <CLI/CLI.hpp>
 #include <Eigen/Cholesky>
-#include <app/io/atomic_write.hpp>
 #include <fmt/format.h>
+#include <io/atomic_write.hpp>
 #include <nlohmann/json.hpp>
 
 #include <autodiff/functional/value_and_gradient.hpp>
@@ -391,7 +391,7 @@ int main(int argc, char** argv) {
     out["verdicts"] = verdicts;
 
     if (!json_path.empty()) {
-      ngvi::app::write_file_atomically(json_path, out.dump(2) + "\n");
+      ngvi::io::write_file_atomically(json_path, out.dump(2) + "\n");
       fmt::print("\nwrote {}\n", json_path);
     }
   } catch (const std::exception& e) {

@@ -5,7 +5,8 @@
 // generator — vi::fit(model, options, rng, HeldOut{...}, EarlyStopping{...}, ProgressBar{}).
 // They run in the order given, so put HeldOut before EarlyStopping, which reads its metric.
 // The callbacks that write files (history files rewritten at each row, periodic checkpoints),
-// atomically, are in app/io/fit_files.hpp, with everything else about files.
+// atomically, are in io/history_file.hpp and io/checkpoint_file.hpp (the io module), with
+// everything else about files.
 // Functions and members that would not otherwise be templates are written `template <int = 0>`
 // (called as usual), so that a program compiles their JSON and Eigen code only if it calls them
 // (docs/architecture.md, "Compile time").

@@ -1,5 +1,5 @@
 // Umbrella header of the nn module (namespace ngvi::nn): parameters with named blocks, dense
-// layers and activations, Sequential networks, likelihoods, datasets and their loader, the
+// layers and activations, Sequential networks, likelihoods, datasets, the
 // Supervised model, the SeparableModel concept and per-example gradients/Jacobians/Hessians,
 // and curvature (exact Hessian, Gauss-Newton, empirical and Monte-Carlo Fisher, K-FAC, metrics).
 #pragma once
@@ -7,8 +7,6 @@
 #include <nn/activations.hpp>
 #include <nn/batched_pass.hpp>
 #include <nn/curvature/curvature.hpp>
-#include <nn/data_error.hpp>
-#include <nn/data_loader.hpp>
 #include <nn/dataset.hpp>
 #include <nn/dense.hpp>
 #include <nn/example_indices.hpp>

@@ -1,8 +1,9 @@
 # Layering check, run by CTest as `cmake -DNGVI_ROOT=<repo> -P layering_test.cmake`.
 #
-# The project is layered autodiff → nn → inference → distributed → app (the command-line
-# tool): a module may include only modules before it. This scans every source file under
-# autodiff/, nn/, inference/ and distributed/ for #include <...> or "..." lines that reach a later module, prints each offence as
+# The project is layered autodiff → nn → inference → io → app (the command-line tool), with
+# distributed above inference and below app: a module may include only modules before it (and
+# distributed/ and io/ not each other). This scans every source file under autodiff/, nn/,
+# inference/, io/ and distributed/ for #include <...> or "..." lines that reach a later module, prints each offence as
 # file:line: text, and fails if there is any.
 cmake_minimum_required(VERSION 3.25)
 
@@ -11,14 +12,15 @@ if(NOT NGVI_ROOT)
 endif()
 
 # module → modules it must not include
-set(_forbidden_autodiff nn inference distributed app)
-set(_forbidden_nn inference distributed app)
-set(_forbidden_inference distributed app)
-set(_forbidden_distributed app)
+set(_forbidden_autodiff nn inference io distributed app)
+set(_forbidden_nn inference io distributed app)
+set(_forbidden_inference io distributed app)
+set(_forbidden_io distributed app)
+set(_forbidden_distributed io app)
 
 set(_offences 0)
 set(_scanned 0)
-foreach(_module autodiff nn inference distributed)
+foreach(_module autodiff nn inference io distributed)
   if(NOT IS_DIRECTORY "${NGVI_ROOT}/${_module}")
     continue()
   endif()
@@ -56,6 +58,6 @@ foreach(_module autodiff nn inference distributed)
 endforeach()
 
 if(_offences GREATER 0)
-  message(FATAL_ERROR "layering: ${_offences} include(s) break autodiff → nn → inference → distributed → app")
+  message(FATAL_ERROR "layering: ${_offences} include(s) break autodiff → nn → inference → io/distributed → app")
 endif()
-message(STATUS "layering: ${_scanned} file(s) under autodiff/, nn/, inference/ and distributed/ checked, no violations")
+message(STATUS "layering: ${_scanned} file(s) under autodiff/, nn/, inference/, io/ and distributed/ checked, no violations")

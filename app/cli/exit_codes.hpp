@@ -4,7 +4,7 @@
 //   1  the job ran but failed: a verification check did not pass, a fit diverged, an output
 //      file could not be written, or any other run-time failure;
 //   2  bad usage or bad input: an unknown option or subcommand, a value outside its range, an
-//      input file that cannot be read or is malformed (nn::DataError), an option combination
+//      input file that cannot be read or is malformed (io::DataError), an option combination
 //      that makes no sense (UsageError). Nothing has been written when the tool exits with 2.
 // These are part of the tool's interface (scripts test them), so they never change meaning.
 #pragma once

@@ -7,9 +7,8 @@
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/ranks.hpp>
 #include <fcntl.h>
+#include <io/data_error.hpp>
 #include <unistd.h>
-
-#include <nn/data_error.hpp>
 
 #ifdef NGVI_WITH_MPI
 #include <distributed/distributed.hpp>
@@ -71,7 +70,7 @@ void Ranks::on_every_rank(const std::function<void()>& body) const {
   std::string error;
   try {
     body();
-  } catch (const nn::DataError& e) {
+  } catch (const io::DataError& e) {
     status = exit_code::usage;
     error = e.what();
   } catch (const UsageError& e) {

@@ -54,7 +54,7 @@ class Ranks {
 
   // Runs `body` on every rank. If it threw on any rank, every rank throws, for the lowest such
   // rank r: UsageError("rank r of K: <its message>") if its error was bad usage or bad input
-  // (nn::DataError, UsageError: exit code 2), std::runtime_error with the same text otherwise.
+  // (io::DataError, UsageError: exit code 2), std::runtime_error with the same text otherwise.
   // Without MPI, `body`'s exception passes unchanged. Cost: that of `body`, plus one exchange
   // of K·512 bytes under MPI.
   void on_every_rank(const std::function<void()>& body) const;

@@ -1,6 +1,6 @@
 // run_guarded: runs a subcommand's body and turns what it throws into a message and an exit code.
 //
-// Exceptions never escape main(): nn::DataError and UsageError (bad input, bad usage) exit with
+// Exceptions never escape main(): io::DataError and UsageError (bad input, bad usage) exit with
 // 2, anything else the body throws (a failed write, a numerical failure) with 1, each after one
 // line "ngvi <subcommand>: error: <what>" on stderr (with " (rank r of K)" after the subcommand
 // under mpirun, on every rank: app/cli/ranks.hpp). The body itself returns 0 or 1 (a check that
@@ -14,8 +14,7 @@
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/ranks.hpp>
 #include <fmt/format.h>
-
-#include <nn/data_error.hpp>
+#include <io/data_error.hpp>
 
 namespace ngvi::app {
 
@@ -28,7 +27,7 @@ inline int run_guarded(std::string_view subcommand, const std::function<int()>& 
   };
   try {
     return body();
-  } catch (const nn::DataError& e) {
+  } catch (const io::DataError& e) {
     report(e);
     return exit_code::usage;
   } catch (const UsageError& e) {

@@ -8,7 +8,7 @@
 // i.e. no more classes than rows, and at most twice (or ten more than) the classes that occur.
 // Labels that skip a few classes pass (0, 1, 5 is fine); a label far beyond the others does not.
 // A data set with more classes than that rule allows states them with --classes. Every problem
-// is an nn::DataError naming the file, the line, the column and the label.
+// is an io::DataError naming the file, the line, the column and the label.
 //
 // The other way round, a target fitted as a regression may be class labels that lack `--task
 // classification`: label_like_values flags one with at most label_like_max_distinct = 10
@@ -23,23 +23,22 @@
 #include <string>
 
 #include <Eigen/Core>
-#include <app/io/csv_table.hpp>
 #include <fmt/format.h>
-
-#include <nn/data_error.hpp>
+#include <io/csv_table.hpp>
+#include <io/data_error.hpp>
 
 namespace ngvi::app {
 
 // The largest number of classes a target may have, stated or inferred.
 inline constexpr int max_classes = 1 << 20;
 
-// Throws nn::DataError if a class label is not an integer in 0..classes−1 (line and column named).
+// Throws io::DataError if a class label is not an integer in 0..classes−1 (line and column named).
 // Cost: O(rows).
-inline void check_class_labels(const CsvTable& table, Eigen::Index column, int classes) {
+inline void check_class_labels(const io::CsvTable& table, Eigen::Index column, int classes) {
   for (Eigen::Index r = 0; r < table.values.rows(); ++r) {
     const double v = table.values(r, column);
     if (!(v >= 0.0 && v < classes && std::floor(v) == v))
-      throw nn::DataError(table.file, table.lines[static_cast<std::size_t>(r)],
+      throw io::DataError(table.file, table.lines[static_cast<std::size_t>(r)],
                           static_cast<std::size_t>(column + 1),
                           "a class label 0.." + std::to_string(classes - 1) + " in " +
                               table.describe_column(column),
@@ -48,10 +47,10 @@ inline void check_class_labels(const CsvTable& table, Eigen::Index column, int c
 }
 
 // C for the labels in `column`, none stated: the largest label + 1 (at least 2), if the rule at
-// the top of the file allows it. Throws nn::DataError naming the line of the first cell holding
+// the top of the file allows it. Throws io::DataError naming the line of the first cell holding
 // the largest label otherwise, or for a label that is not an integer 0..max_classes−1.
 // Cost: O(rows · log(distinct labels)).
-inline int infer_class_count(const CsvTable& table, Eigen::Index column) {
+inline int infer_class_count(const io::CsvTable& table, Eigen::Index column) {
   check_class_labels(table, column, max_classes);
   const Eigen::Index rows = table.values.rows();
   std::set<double> distinct;
@@ -64,7 +63,7 @@ inline int infer_class_count(const CsvTable& table, Eigen::Index column) {
   const Eigen::Index limit = std::min(rows, std::max(2 * d, d + 10));
   const double label = table.values(largest, column);
   if (label + 1.0 > static_cast<double>(limit))
-    throw nn::DataError(
+    throw io::DataError(
         table.file, table.lines[static_cast<std::size_t>(largest)],
         static_cast<std::size_t>(column + 1),
         fmt::format("a class label below {} in {}: {} distinct labels in {} rows allow at most "

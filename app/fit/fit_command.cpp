@@ -20,14 +20,14 @@
 #include <app/fit/fit_command.hpp>
 #include <app/fit/posterior_file.hpp>
 #include <app/fit/prediction_table.hpp>
-#include <app/io/atomic_write.hpp>
-#include <app/io/csv_table.hpp>
-#include <app/io/fit_files.hpp>
-#include <app/io/training_table.hpp>
 #include <app/methods/fit_method.hpp>
 #include <app/methods/method_info.hpp>
 #include <app/methods/predict.hpp>
 #include <fmt/format.h>
+#include <io/atomic_write.hpp>
+#include <io/checkpoint_file.hpp>
+#include <io/csv_table.hpp>
+#include <io/training_table.hpp>
 #include <nlohmann/json.hpp>
 
 #include <nn/likelihoods/gaussian_fixed_noise.hpp>
@@ -84,7 +84,7 @@ NetworkModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd
 // as summary.csv and summary.json staged in `staged`; summary.json also records `metrics`, the
 // scores of the training rows and of scored --predict rows (PredictionFiles::metrics).
 void stage_summary(const SavedPosterior& s, const nlohmann::json& metrics,
-                   const std::filesystem::path& out, std::vector<AtomicFile>& staged) {
+                   const std::filesystem::path& out, std::vector<io::AtomicFile>& staged) {
   const nn::Sequential net = s.spec.network();
   const nn::ParameterLayout& layout = net.layout();
   const Eigen::VectorXd mu = mean_of(s.posterior);
@@ -124,7 +124,7 @@ void stage_summary(const SavedPosterior& s, const nlohmann::json& metrics,
 // memory whole) and published together by commit(); `metrics` holds the scores of the rows, as
 // the JSON file's "metrics" states them (null if the rows have no target).
 struct PredictionFiles {
-  AtomicFile csv, json;
+  io::AtomicFile csv, json;
   nlohmann::json metrics;
   void commit() {
     csv.commit();
@@ -294,7 +294,8 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
   const PredictedColumns columns =
       spec.classification ? classification_columns(s, inputs.X, Y, scored, file, rng, po)
                           : regression_columns(s, inputs.X, Y, scored, file, rng, po);
-  PredictionFiles f{AtomicFile(out / (stem + ".csv")), AtomicFile(out / (stem + ".json")), nullptr};
+  PredictionFiles f{io::AtomicFile(out / (stem + ".csv")), io::AtomicFile(out / (stem + ".json")),
+                    nullptr};
   for (const auto& [key, value] : columns.metrics) f.metrics[key] = value;
   std::string header = "line";
   for (const std::string& name : spec.inputs) header += "," + csv_field(name);
@@ -328,7 +329,8 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
 }
 
 // Reads --csv, checks it for the task, and builds the network spec (scaling from these rows).
-NetworkSpec spec_of(const TrainingTable& t, const CsvTable& table, const FitCommandOptions& opt) {
+NetworkSpec spec_of(const io::TrainingTable& t, const io::CsvTable& table,
+                    const FitCommandOptions& opt) {
   NetworkSpec spec;
   spec.classification = opt.task == "classification";
   spec.inputs = t.input_names;
@@ -356,7 +358,7 @@ NetworkSpec spec_of(const TrainingTable& t, const CsvTable& table, const FitComm
 
 // What every rank must agree on before a fit under mpirun: the table as read (its size and a
 // checksum of its numbers) and the settings that shape the fit.
-std::string fingerprint(const TrainingTable& t, const FitCommandOptions& opt) {
+std::string fingerprint(const io::TrainingTable& t, const FitCommandOptions& opt) {
   auto bytes = [](const Eigen::MatrixXd& m) {
     return std::hash<std::string_view>{}(
         std::string_view(reinterpret_cast<const char*>(m.data()), sizeof(double) * m.size()));
@@ -373,9 +375,9 @@ std::string fingerprint(const TrainingTable& t, const FitCommandOptions& opt) {
 int run(FitCommandOptions opt, const Ranks& ranks) {
   const ThreadLimit limit(opt.common.threads);
   const bool fitting = !opt.csv.empty();
-  std::optional<CsvTable> predict_table;
+  std::optional<io::CsvTable> predict_table;
   SavedPosterior saved;
-  std::optional<TrainingTable> training;
+  std::optional<io::TrainingTable> training;
   std::optional<PredictionInputs> to_predict;
   std::optional<vi::FitCheckpoint> resume;
   // Every input is read and checked, on every rank, before anything is computed or written.
@@ -397,10 +399,10 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     require_existing_folder("--checkpoint", opt.checkpoint);
     opt.settings.method = tool_method(opt.method).name;
     opt.settings.threads = 0;
-    if (!opt.predict.empty()) predict_table = read_csv_table(opt.predict);
+    if (!opt.predict.empty()) predict_table = io::read_csv_table(opt.predict);
     if (fitting) {
-      const CsvTable table = read_csv_table(opt.csv);
-      training = select_training_columns(table, opt.target);
+      const io::CsvTable table = io::read_csv_table(opt.csv);
+      training = io::select_training_columns(table, opt.target);
       saved.spec = spec_of(*training, table, opt);
       saved.method = opt.settings.method;
     } else {
@@ -409,7 +411,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (predict_table) to_predict = select_prediction_inputs(*predict_table, saved.spec);
     if (!opt.resume.empty()) {
       try {
-        resume = load_checkpoint(opt.resume);
+        resume = io::load_checkpoint(opt.resume);
       } catch (const std::exception& e) {
         throw UsageError(std::string("--resume: ") + e.what());
       }
@@ -425,7 +427,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
                  "ngvi fit: warning: the target {} of {} holds only {} distinct values, all "
                  "integers ({}): it is fitted as a regression; if these are class labels, pass "
                  "--task classification (--task regression silences this warning)\n",
-                 nn::quote_bytes(saved.spec.target), opt.csv.string(), labels->size(), values);
+                 io::quote_bytes(saved.spec.target), opt.csv.string(), labels->size(), values);
     }
   if (!fitting && !ranks.leader()) return exit_code::ok;  // applying a posterior: rank 0 alone
 
@@ -469,12 +471,12 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     nlohmann::json metrics = nlohmann::json::object();
     if (fitting) metrics["training"] = tables.front().metrics;
     if (to_predict && to_predict->Y) metrics["predict"] = tables.back().metrics;
-    std::vector<AtomicFile> staged;
+    std::vector<io::AtomicFile> staged;
     if (fitting) {
       staged.emplace_back(out / "posterior.json").write(posterior_json(saved).dump(2) + "\n");
       stage_summary(saved, metrics, out, staged);
     }
-    for (AtomicFile& f : staged) f.commit();
+    for (io::AtomicFile& f : staged) f.commit();
     for (PredictionFiles& t : tables) t.commit();
     if (fitting) print_metrics("training rows (fitted.csv)", metrics["training"]);
     if (to_predict && to_predict->Y)

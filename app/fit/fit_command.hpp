@@ -1,5 +1,5 @@
 // `ngvi fit --csv FILE --target COLUMN [--task regression|classification] [--method M]
-// [--hidden ...]`: fits a network to a user's own CSV table (app/io/training_table.hpp) with a
+// [--hidden ...]`: fits a network to a user's own CSV table (io/training_table.hpp) with a
 // method of app/methods, and writes into --out the posterior summary by parameter block, the
 // predictions with their uncertainty for every row (CSV and JSON) and the saved posterior
 // (app/fit/posterior_file.hpp); `--posterior FILE --predict CSV` applies a saved posterior to new

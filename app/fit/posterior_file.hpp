@@ -15,7 +15,7 @@
 //   mean            E_q[θ] (P numbers); precision: [P] (diagonal) or [P][P] (full);
 //   blocks          (kronecker) [{index: [s·a], A: [a][a], S: [s][s], scale}]
 // read_posterior_file checks every field and that q matches the network (P), and reports any
-// problem as an nn::DataError naming the file and the field, like the CSV readers.
+// problem as an io::DataError naming the file and the field, like the CSV readers.
 #pragma once
 
 #include <cmath>
@@ -24,12 +24,12 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <app/io/json_file.hpp>
 #include <app/methods/any_posterior.hpp>
+#include <io/data_error.hpp>
+#include <io/json_file.hpp>
 #include <nlohmann/json.hpp>
 
 #include <nn/activations.hpp>
-#include <nn/data_error.hpp>
 #include <nn/dataset.hpp>
 #include <nn/sequential.hpp>
 
@@ -86,7 +86,7 @@ class PosteriorReader {
 
   [[noreturn]] void fail(const std::string& field, const std::string& expected,
                          const std::string& found) const {
-    throw nn::DataError(file_, 0, 0, "field '" + field + "' holding " + expected, found);
+    throw io::DataError(file_, 0, 0, "field '" + field + "' holding " + expected, found);
   }
   const nlohmann::json& at(const nlohmann::json& j, const std::string& key,
                            const std::string& field) const {
@@ -184,10 +184,10 @@ inline nlohmann::json posterior_json(const SavedPosterior& s) {
   return j;
 }
 
-// Reads and checks a posterior file (see the top of the file). Throws nn::DataError.
+// Reads and checks a posterior file (see the top of the file). Throws io::DataError.
 // Cost: O(file size), plus one Cholesky of a full precision.
 inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
-  const nlohmann::json j = read_json_file(file);
+  const nlohmann::json j = io::read_json_file(file);
   const detail::PosteriorReader r(file, j);
   if (!j.is_object() || !j.contains("format") || j["format"] != "ngvi-posterior")
     r.fail("format", "\"ngvi-posterior\" (a file written by ngvi fit)", "something else");
@@ -197,7 +197,7 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
   NetworkSpec& n = s.spec;
   const std::string task = r.text(r.at(j, "task", "task"), "task");
   if (task != "regression" && task != "classification")
-    r.fail("task", "\"regression\" or \"classification\"", nn::quote_bytes(task));
+    r.fail("task", "\"regression\" or \"classification\"", io::quote_bytes(task));
   n.classification = task == "classification";
   s.method = r.text(r.at(j, "method", "method"), "method");
   const nlohmann::json& inputs = r.at(j, "inputs", "inputs");
@@ -212,7 +212,7 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
     n.hidden.push_back(r.count(hidden[i], "hidden[" + std::to_string(i) + "]", 1));
   const std::string act = r.text(r.at(j, "activation", "activation"), "activation");
   if (act != "relu" && act != "tanh")
-    r.fail("activation", "\"relu\" or \"tanh\"", nn::quote_bytes(act));
+    r.fail("activation", "\"relu\" or \"tanh\"", io::quote_bytes(act));
   n.tanh = act == "tanh";
   const auto d = static_cast<Eigen::Index>(n.inputs.size());
   n.input_scaling = r.scaling(r.at(j, "input_scaling", "input_scaling"), "input_scaling", d);
@@ -261,13 +261,13 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
       s.posterior = vi::PointEstimate(mean);
     } else {
       r.fail("family", "diagonal_gaussian, full_gaussian, kronecker_gaussian or point_estimate",
-             nn::quote_bytes(family));
+             io::quote_bytes(family));
     }
   } catch (const std::invalid_argument& e) {
     // The family's own checks: a precision that is not positive (definite), blocks that do not
     // cover θ, named by the field that holds them.
     r.fail(family == "kronecker_gaussian" ? "blocks" : "precision", "a valid " + family,
-           nn::quote_bytes(e.what(), 200));
+           io::quote_bytes(e.what(), 200));
   }
   return s;
 }

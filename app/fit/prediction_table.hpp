@@ -3,7 +3,7 @@
 // column if the table has it (then the predictions are also scored).
 //
 // A missing input column, and for a classifier a target that is not one of its class labels,
-// are nn::DataErrors naming the file, the line and the column, as the CSV reader's own.
+// are io::DataErrors naming the file, the line and the column, as the CSV reader's own.
 #pragma once
 
 #include <optional>
@@ -13,9 +13,8 @@
 #include <Eigen/Core>
 #include <app/fit/class_labels.hpp>
 #include <app/fit/posterior_file.hpp>
-#include <app/io/csv_table.hpp>
-
-#include <nn/data_error.hpp>
+#include <io/csv_table.hpp>
+#include <io/data_error.hpp>
 
 namespace ngvi::app {
 
@@ -24,9 +23,10 @@ struct PredictionInputs {
   std::optional<Eigen::MatrixXd> Y;  // the target column, if the table has one
 };
 
-// The spec's input columns (and target, if present) of `table`. Throws nn::DataError naming a
+// The spec's input columns (and target, if present) of `table`. Throws io::DataError naming a
 // missing column. Cost: O(rows·inputs).
-inline PredictionInputs select_prediction_inputs(const CsvTable& table, const NetworkSpec& spec) {
+inline PredictionInputs select_prediction_inputs(const io::CsvTable& table,
+                                                 const NetworkSpec& spec) {
   PredictionInputs p;
   p.X.resize(table.values.rows(), static_cast<Eigen::Index>(spec.inputs.size()));
   for (std::size_t c = 0; c < spec.inputs.size(); ++c)

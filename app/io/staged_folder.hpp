@@ -1,4 +1,4 @@
-// StagedFolder: an output folder whose files appear together or not at all, as AtomicFile
+// StagedFolder: an output folder whose files appear together or not at all, as io::AtomicFile
 // (atomic_write.hpp) does for one file.
 //
 // A command writes its whole folder — files, subfolders, plots drawn by other programs — into a
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include <app/io/atomic_write.hpp>
+#include <io/atomic_write.hpp>
 #include <unistd.h>
 
 namespace ngvi::app {
@@ -27,7 +27,7 @@ namespace ngvi::app {
 class StagedFolder {
  public:
   // Creates the staging folder beside `target` (and the target's missing parents). Throws
-  // FileError naming the target if `target` is a file or the staging folder cannot be created.
+  // io::FileError naming the target if `target` is a file or the staging folder cannot be created.
   // Cost: a few file-system calls.
   explicit StagedFolder(std::filesystem::path target) : target_(std::move(target)) {
     namespace fs = std::filesystem;
@@ -35,7 +35,7 @@ class StagedFolder {
     if (!target_.has_filename()) target_ = target_.parent_path();  // "out/" names "out"
     std::error_code ec;
     if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
-      throw FileError("cannot write the folder " + target_.string() + ": it is a file");
+      throw io::FileError("cannot write the folder " + target_.string() + ": it is a file");
     const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
     for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
       created_ = p;
@@ -46,8 +46,8 @@ class StagedFolder {
     fs::create_directories(staging_, ec);
     if (ec) {
       remove_created();
-      throw FileError("cannot write the folder " + target_.string() + ": creating " +
-                      staging_.string() + " failed: " + ec.message());
+      throw io::FileError("cannot write the folder " + target_.string() + ": creating " +
+                          staging_.string() + " failed: " + ec.message());
     }
   }
   StagedFolder(const StagedFolder&) = delete;
@@ -60,7 +60,7 @@ class StagedFolder {
   const std::filesystem::path& path() const { return staging_; }
   const std::filesystem::path& target() const { return target_; }
 
-  // Publishes the staged folder (see the top of the file). Throws FileError naming the file
+  // Publishes the staged folder (see the top of the file). Throws io::FileError naming the file
   // whose rename failed; the files renamed before it stay published. Cost: one rename per file
   // into an existing non-empty folder, else one rename.
   void commit() {
@@ -80,8 +80,8 @@ class StagedFolder {
       fs::create_directories((target_ / f).parent_path(), ec);
       if (!ec) fs::rename(staging_ / f, target_ / f, ec);
       if (ec)
-        throw FileError("cannot write " + (target_ / f).string() + ": moving it from " +
-                        (staging_ / f).string() + " failed: " + ec.message());
+        throw io::FileError("cannot write " + (target_ / f).string() + ": moving it from " +
+                            (staging_ / f).string() + " failed: " + ec.message());
     }
     committed_ = true;
     fs::remove_all(staging_, ec);

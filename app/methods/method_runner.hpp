@@ -17,8 +17,8 @@
 
 #include <Eigen/Core>
 #include <app/cli/exit_codes.hpp>
-#include <app/io/fit_files.hpp>
 #include <app/methods/fit_method.hpp>
+#include <io/checkpoint_file.hpp>
 
 #include <inference/fit.hpp>
 #include <inference/laplace.hpp>
@@ -83,7 +83,7 @@ struct AsIs {
 template <class Model, class Options>
 void check_resume_fits(const Model& model, const Options& options,
                        const vi::FitCheckpoint& checkpoint) {
-  const std::string data = data_fingerprint(model.data());
+  const std::string data = io::data_fingerprint(model.data());
   if (!checkpoint.data_fingerprint.empty() && checkpoint.data_fingerprint != data)
     throw UsageError(
         "the checkpoint to resume is of another data set: its field "
@@ -123,9 +123,9 @@ FitOutcome run_fit(const Model& model, const Options& options, const FitRequest&
   FitOutcome out;
   try {
     EpochReporter<Convert&> reporter{request, (model.num_examples() + m - 1) / m, convert};
-    Checkpointer checkpointer{
+    io::Checkpointer checkpointer{
         request.checkpoint, request.checkpoint_every,
-        request.checkpoint.empty() ? std::string() : data_fingerprint(model.data())};
+        request.checkpoint.empty() ? std::string() : io::data_fingerprint(model.data())};
     auto result = request.resume
                       ? vi::resume(model, options, *request.resume, reporter, checkpointer)
                       : vi::fit(model, options, rng, reporter, checkpointer);

@@ -20,11 +20,10 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <io/data_error.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <nn/data_error.hpp>
 
 extern char** environ;
 
@@ -86,7 +85,7 @@ inline void run_gnuplot(const std::filesystem::path& script, const std::filesyst
                               ? "exited with status " + std::to_string(WEXITSTATUS(status))
                               : "was killed by signal " + std::to_string(WTERMSIG(status));
   throw PlotError("gnuplot (" + exe.string() + ") " + how + " on " + script.string() +
-                  "; its output ends with: " + nn::quote_bytes(text, text.size()));
+                  "; its output ends with: " + io::quote_bytes(text, text.size()));
 }
 
 }  // namespace ngvi::app::plot

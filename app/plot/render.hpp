@@ -23,10 +23,10 @@
 #include <system_error>
 #include <vector>
 
-#include <app/io/atomic_write.hpp>
 #include <app/plot/figure.hpp>
 #include <app/plot/gnuplot.hpp>
 #include <fmt/format.h>
+#include <io/atomic_write.hpp>
 #include <unistd.h>
 
 namespace ngvi::app::plot {
@@ -284,7 +284,7 @@ inline std::string read_all(const std::filesystem::path& p) {
 
 // Draws `figure` into <stem>.svg and/or <stem>.png (each written atomically) and returns the
 // paths written. Throws std::invalid_argument for inconsistent figure data (naming the series
-// and sizes), FileError if <stem>'s folder does not exist, PlotError if gnuplot is missing or
+// and sizes), io::FileError if <stem>'s folder does not exist, PlotError if gnuplot is missing or
 // fails. Cost: one gnuplot process; data files of the figure's size.
 inline std::vector<std::filesystem::path> render(const Figure& figure,
                                                  const std::filesystem::path& stem,
@@ -293,8 +293,8 @@ inline std::vector<std::filesystem::path> render(const Figure& figure,
   namespace fs = std::filesystem;
   const fs::path dir = stem.has_parent_path() ? stem.parent_path() : fs::path(".");
   if (!fs::is_directory(dir))
-    throw FileError("cannot draw " + stem.string() + ": directory " + dir.string() +
-                    " does not exist");
+    throw io::FileError("cannot draw " + stem.string() + ": directory " + dir.string() +
+                        " does not exist");
   const Axes& axes = detail::axes_of(figure);
   detail::require(
       axes.width >= 64 && axes.height >= 64 && axes.width <= 8192 && axes.height <= 8192,
@@ -321,7 +321,7 @@ inline std::vector<std::filesystem::path> render(const Figure& figure,
                       " (drawing " + stem.string() + ")");
     fs::path target = stem;
     target += extension(format);
-    write_file_atomically(target, bytes);
+    io::write_file_atomically(target, bytes);
     written.push_back(target);
   }
   return written;

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <variant>
 
-#include <app/io/atomic_write.hpp>
-#include <app/io/base64.hpp>
 #include <app/report/report.hpp>
+#include <io/atomic_write.hpp>
+#include <io/base64.hpp>
 
 namespace ngvi::app::report {
 
@@ -50,15 +50,16 @@ inline std::string html_escape(std::string_view s) {
   return out;
 }
 
-// A figure file of the report folder as a data: URI. Throws FileError if it cannot be read.
+// A figure file of the report folder as a data: URI. Throws io::FileError if it cannot be read.
 inline std::string data_uri(const std::filesystem::path& folder, const std::filesystem::path& file,
                             bool svg) {
   std::ifstream in(folder / file, std::ios::binary);
-  if (!in) throw FileError("report: cannot read the figure " + (folder / file).string());
+  if (!in) throw io::FileError("report: cannot read the figure " + (folder / file).string());
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty())
-    throw FileError("report: the figure " + (folder / file).string() + " is empty");
-  return std::string(svg ? "data:image/svg+xml;base64," : "data:image/png;base64,") + base64(bytes);
+    throw io::FileError("report: the figure " + (folder / file).string() + " is empty");
+  return std::string(svg ? "data:image/svg+xml;base64," : "data:image/png;base64,") +
+         io::base64(bytes);
 }
 
 // A section's id: its own, else "s<position from 1>".
@@ -100,7 +101,7 @@ struct HtmlBlock {
   }
   std::string operator()(const Figure& f) const {
     if (f.svg.empty() && f.png.empty())
-      throw FileError("report: the figure '" + f.caption + "' has no file");
+      throw io::FileError("report: the figure '" + f.caption + "' has no file");
     const bool svg = !f.svg.empty();
     return "<figure" + id_attribute(f.id) + "><img src=\"" +
            data_uri(folder, svg ? f.svg : f.png, svg) + "\" alt=\"" + html_escape(f.caption) +
@@ -120,7 +121,7 @@ struct HtmlBlock {
 
 }  // namespace detail
 
-// The page for `report`, whose figure paths are relative to `folder`. Throws FileError if a
+// The page for `report`, whose figure paths are relative to `folder`. Throws io::FileError if a
 // figure cannot be read. Cost: O(size of the text and the figures).
 inline std::string render_html(const Report& report, const std::filesystem::path& folder) {
   using detail::html_escape;

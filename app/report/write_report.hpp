@@ -7,20 +7,20 @@
 #include <filesystem>
 #include <string>
 
-#include <app/io/atomic_write.hpp>
 #include <app/report/html_report.hpp>
 #include <app/report/markdown_report.hpp>
 #include <app/report/report.hpp>
+#include <io/atomic_write.hpp>
 
 namespace ngvi::app::report {
 
-// Writes <folder>/report.html and <folder>/report.md. Throws FileError. Cost: O(size of the
+// Writes <folder>/report.html and <folder>/report.md. Throws io::FileError. Cost: O(size of the
 // text and the figures).
 inline void write_report(const Report& report, const std::filesystem::path& folder) {
   const std::string html = render_html(report, folder);
   const std::string md = render_markdown(report);
-  write_file_atomically(folder / "report.html", html);
-  write_file_atomically(folder / "report.md", md);
+  io::write_file_atomically(folder / "report.html", html);
+  io::write_file_atomically(folder / "report.md", md);
 }
 
 }  // namespace ngvi::app::report

@@ -1,11 +1,11 @@
 // csv_problem: the user's table as a study problem — `ngvi study --csv FILE --target COLUMN`.
 //
 // The table is read and split into inputs and target as `ngvi fit --csv` reads it
-// (app/io/training_table.hpp: the same dialect and the same errors, naming the file, the line and
+// (io/training_table.hpp: the same dialect and the same errors, naming the file, the line and
 // the column); then:
 //   * a classification target must hold the labels 0 and 1 (the study's classification is
 //     binary, a Bernoulli-logit network): a label that is not an integer, or an integer class
-//     beyond 1, is an nn::DataError naming its line and column;
+//     beyond 1, is an io::DataError naming its line and column;
 //   * the rows are split into training and test rows by split_rows (study_problem.hpp): the
 //     fraction `test_fraction` held out, chosen from the seed — the same split for every seed of
 //     the run, so the seeds vary the fits and not the data; at least min_training_rows and
@@ -14,7 +14,7 @@
 //     (metrics are reported in original units), as make_problem does;
 //   * the network: an MLP with tanh units of the widths `hidden` (empty: one dense layer, a
 //     model linear in θ, whose posterior the study then knows exactly for a regression).
-// Every problem with the data is an nn::DataError (exit code 2 in the tool); a network beyond
+// Every problem with the data is an io::DataError (exit code 2 in the tool); a network beyond
 // the study's limits is found by check_problem (study_problems.hpp).
 #pragma once
 
@@ -27,13 +27,13 @@
 
 #include <Eigen/Core>
 #include <app/fit/class_labels.hpp>
-#include <app/io/csv_table.hpp>
-#include <app/io/training_table.hpp>
 #include <app/study/study_problem.hpp>
 #include <fmt/format.h>
+#include <io/csv_table.hpp>
+#include <io/data_error.hpp>
+#include <io/training_table.hpp>
 
 #include <nn/activations.hpp>
-#include <nn/data_error.hpp>
 #include <nn/likelihoods/bernoulli_logit.hpp>
 #include <nn/likelihoods/gaussian_fixed_noise.hpp>
 #include <nn/sequential.hpp>
@@ -62,10 +62,10 @@ inline std::string csv_problem_name(const std::filesystem::path& file) {
   return name;
 }
 
-// Throws nn::DataError (see the top of the file). Cost: reading the file, O(rows·columns).
+// Throws io::DataError (see the top of the file). Cost: reading the file, O(rows·columns).
 inline Problem csv_problem(const CsvProblemOptions& o) {
-  const CsvTable table = read_csv_table(o.csv);
-  const TrainingTable t = select_training_columns(table, o.target);
+  const io::CsvTable table = io::read_csv_table(o.csv);
+  const io::TrainingTable t = io::select_training_columns(table, o.target);
   const Eigen::Index column = table.column(o.target);
   const auto col = static_cast<std::size_t>(column + 1);
   const Eigen::Index rows = t.data.X.rows();
@@ -73,7 +73,7 @@ inline Problem csv_problem(const CsvProblemOptions& o) {
     check_class_labels(table, column, max_classes);  // integers 0, 1, 2, ...
     for (Eigen::Index r = 0; r < rows; ++r)
       if (t.data.Y(r, 0) > 1.0)
-        throw nn::DataError(
+        throw io::DataError(
             o.csv, t.lines[static_cast<std::size_t>(r)], col,
             "a binary class label, 0 or 1, in " + table.describe_column(column) +
                 " (the study fits a Bernoulli-logit network; for more classes use `ngvi fit "
@@ -86,7 +86,7 @@ inline Problem csv_problem(const CsvProblemOptions& o) {
   } catch (const std::invalid_argument&) {
     const auto n_test = std::max<Eigen::Index>(
         1, static_cast<Eigen::Index>(std::lround(o.test_fraction * static_cast<double>(rows))));
-    throw nn::DataError(
+    throw io::DataError(
         o.csv, 0, 0,
         fmt::format("enough data lines for at least {} training and {} test rows (--test-fraction "
                     "{})",
@@ -102,7 +102,7 @@ inline Problem csv_problem(const CsvProblemOptions& o) {
       return Eigen::VectorXd(train.X.col(k));
     }();
     if ((v.array() == v(0)).all())
-      throw nn::DataError(
+      throw io::DataError(
           o.csv, 0, static_cast<std::size_t>(c + 1),
           std::string(c == column ? "a target" : "an input") +
               " column whose values vary over the training rows (--seed " + std::to_string(o.seed) +
@@ -124,7 +124,7 @@ inline Problem csv_problem(const CsvProblemOptions& o) {
   p.description = fmt::format(
       "{}, target {}: {} data lines, {} held out for testing (fraction {}, chosen by seed {}); "
       "inputs {}standardised with the training rows' statistics; {}",
-      o.csv.string(), nn::quote_bytes(t.target_name), rows, test.X.rows(), o.test_fraction, o.seed,
+      o.csv.string(), io::quote_bytes(t.target_name), rows, test.X.rows(), o.test_fraction, o.seed,
       o.classification ? "" : "and target ", p.description);
   return p;
 }

@@ -14,8 +14,6 @@
 #include <variant>
 #include <vector>
 
-#include <app/io/atomic_write.hpp>
-#include <app/io/json_file.hpp>
 #include <app/methods/method_info.hpp>
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
@@ -24,6 +22,8 @@
 #include <app/study/study_summary.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <fmt/format.h>
+#include <io/atomic_write.hpp>
+#include <io/json_file.hpp>
 
 #include <inference/callbacks.hpp>
 
@@ -1229,9 +1229,9 @@ void write_study_folder(const StudyRun& run, const fs::path& out, int threads) {
       for (const MethodRecord& m : ps.runs[k].methods) {
         const fs::path file = out / history_path(ps.runs[k].name, ps.seeds[k], m.name);
         fs::create_directories(file.parent_path());
-        write_file_atomically(file, vi::history_csv(m.history));
+        io::write_file_atomically(file, vi::history_csv(m.history));
       }
-  write_json_file(out / "results.json", results_json(run));
+  io::write_json_file(out / "results.json", results_json(run));
   std::vector<PlannedFigure> figures;
   const report::Report r = build_report(run, figures);
   render_all(figures, out / "plots", threads);

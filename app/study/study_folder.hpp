@@ -14,8 +14,9 @@
 
 namespace ngvi::app::study {
 
-// Throws FileError (a file could not be written) or plot::PlotError (gnuplot missing or failing).
-// Cost: one gnuplot run per figure (about 100 for the full study) and O(size of the records).
+// Throws io::FileError (a file could not be written) or plot::PlotError (gnuplot missing or
+// failing). Cost: one gnuplot run per figure (about 100 for the full study) and O(size of the
+// records).
 void write_study_folder(const StudyRun& run, const std::filesystem::path& out, int threads);
 
 }  // namespace ngvi::app::study

@@ -20,6 +20,7 @@
 #include <app/study/sample_size_study.hpp>
 #include <app/study/study_problems.hpp>
 #include <fmt/format.h>
+#include <io/uci_folder.hpp>
 
 #include <inference/problems.hpp>
 #include <inference/random.hpp>
@@ -396,10 +397,8 @@ constexpr const char* boston_without_hmc =
     "exceed the study's whole budget of 3 minutes on 2 cores";
 
 ProblemRecord uci_boston(const StudySettings& st) {
-  vi::problems::UciRegressionOptions po;
-  po.folder = st.boston;
-  po.hidden_units = 10;
-  const vi::problems::UciRegression p = vi::problems::make_uci_regression(po);
+  const vi::problems::UciRegression p =
+      io::uci_regression_problem({.folder = st.boston, .problem = {.hidden_units = 10}});
   auto s = setup_for("uci_boston", p.model, p.test_model, st);
   s.targets = p.targets;
   s.loop = loop_for(scaled(st, 120, 4), 32, p.model.num_examples(), st.quick ? 4 : 25, st);

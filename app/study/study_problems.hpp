@@ -48,7 +48,7 @@ inline const std::vector<std::string>& problem_names() {
 }
 
 // Runs one problem (a key of problem_names()). Throws std::invalid_argument for an unknown key,
-// nn::DataError for unreadable Boston data. Cost: both method suites on the problem.
+// io::DataError for unreadable Boston data. Cost: both method suites on the problem.
 ProblemRecord run_problem(const std::string& name, const StudySettings& settings);
 
 // Runs a user's problem (study_problem.hpp) like the built-in ones, from settings.seed (the

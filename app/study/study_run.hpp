@@ -43,7 +43,7 @@ std::vector<std::uint64_t> run_seeds(std::uint64_t base, int seeds, bool quick);
 
 // Runs the problems and writes the folder. Returns the exit code (app/cli/exit_codes.hpp): 0, or
 // 1 when a fit failed numerically (the folder is still written). Throws UsageError for an --out
-// that cannot be written (before any fitting), plot::PlotError without gnuplot, FileError when
+// that cannot be written (before any fitting), plot::PlotError without gnuplot, io::FileError when
 // the folder cannot be written. `settings` gives everything but the seed and the progress bar
 // (set per seed). Cost: the problems' fits and references, then the plots.
 int run_study(const std::vector<ProblemRunner>& problems, const RunOptions& options,

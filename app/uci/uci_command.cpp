@@ -14,7 +14,6 @@
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/number_checks.hpp>
 #include <app/cli/ranks.hpp>
-#include <app/io/json_file.hpp>
 #include <app/io/staged_folder.hpp>
 #include <app/methods/method_info.hpp>
 #include <app/methods/method_settings.hpp>
@@ -22,6 +21,7 @@
 #include <app/uci/uci_command.hpp>
 #include <app/uci/uci_protocol.hpp>
 #include <fmt/format.h>
+#include <io/json_file.hpp>
 #include <nlohmann/json.hpp>
 
 namespace ngvi::app {
@@ -134,7 +134,7 @@ std::string fingerprint(const UciData& d, const UciCommandOptions& opt) {
                            reinterpret_cast<const char*>(m.data()), sizeof(double) * m.size()));
   };
   Eigen::Index rows = 0;
-  for (const nn::UciSplit& s : d.splits) {
+  for (const io::UciSplit& s : d.splits) {
     for (const nn::Dataset* set : {&s.train, &s.test}) {
       mix(set->X);
       mix(set->Y);
@@ -276,12 +276,12 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
          {"log_likelihood",
           {{"mean", p.log_likelihood}, {"standard_error", p.log_likelihood_se}}}});
   if (!opt.json.empty()) {
-    write_json_file(opt.json, j);
+    io::write_json_file(opt.json, j);
     fmt::print("\nresults written to {}\n", opt.json.string());
   }
   if (!opt.common.out.empty()) {
     StagedFolder folder(opt.common.out);  // the folder appears whole or not at all
-    write_json_file(folder.path() / "uci.json", j);
+    io::write_json_file(folder.path() / "uci.json", j);
     folder.commit();
     fmt::print("\nresults written to {}\n", (opt.common.out / "uci.json").string());
   }

@@ -15,13 +15,13 @@
 #include <app/methods/method_info.hpp>
 #include <app/methods/predict.hpp>
 #include <app/uci/uci_protocol.hpp>
+#include <io/uci_folder.hpp>
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <inference/mixture_predictive.hpp>
 #include <nn/activations.hpp>
-#include <nn/data_loader.hpp>
 #include <nn/dataset.hpp>
 #include <nn/likelihoods/gaussian_fixed_noise.hpp>
 
@@ -100,7 +100,7 @@ struct MemberFit {
 // (inference/mixture_predictive.hpp) and, for several members, each member's own. A failed
 // member stops the scoring with r.ok = false and a message naming it.
 template <class FitMember>
-void score_ensemble(const UciProtocolOptions& o, const nn::UciSplit& data, int split,
+void score_ensemble(const UciProtocolOptions& o, const io::UciSplit& data, int split,
                     Eigen::Index hidden, const PredictOptions& options, FitMember fit_member,
                     SplitResult& r) {
   std::vector<vi::RegressionPredictive> members;
@@ -178,7 +178,7 @@ int log_scale_search(int lowest, int highest, Evaluate&& evaluate, BudgetLeft&& 
 // The inner-split search (steps 1–3 of the header) for every method but laplace.
 class SplitRunner {
  public:
-  SplitRunner(const UciProtocolOptions& o, const nn::UciSplit& data, int split, Eigen::Index hidden)
+  SplitRunner(const UciProtocolOptions& o, const io::UciSplit& data, int split, Eigen::Index hidden)
       : o_(o), data_(data), split_(split), hidden_(hidden) {
     const Eigen::Index n = data.train.size();
     const int k = o.validation_folds;
@@ -356,7 +356,7 @@ class SplitRunner {
   }
 
   const UciProtocolOptions& o_;
-  const nn::UciSplit& data_;
+  const io::UciSplit& data_;
   int split_;
   Eigen::Index hidden_;
   struct Fold {
@@ -370,7 +370,7 @@ class SplitRunner {
 // laplace's type-II maximum-likelihood search over r = δ/τ on the whole training set (header).
 class EvidenceRunner {
  public:
-  EvidenceRunner(const UciProtocolOptions& o, const nn::UciSplit& data, int split,
+  EvidenceRunner(const UciProtocolOptions& o, const io::UciSplit& data, int split,
                  Eigen::Index hidden)
       : o_(o), data_(data), split_(split), hidden_(hidden) {}
 
@@ -486,7 +486,7 @@ class EvidenceRunner {
   }
 
   const UciProtocolOptions& o_;
-  const nn::UciSplit& data_;
+  const io::UciSplit& data_;
   int split_;
   Eigen::Index hidden_;
   double tau_fit_ = 0.0;  // τ of the next MAP fit: the best c* so far (τ₀ at first)
@@ -566,13 +566,13 @@ UciData load_uci_data(const UciProtocolOptions& o) {
   validate(o);
   UciData d;
   d.dataset = (o.data / "").parent_path().filename().string();
-  d.hidden_units = o.hidden_units > 0 ? o.hidden_units : nn::uci_hidden_units(o.data);
-  const int available = nn::uci_split_count(o.data);
+  d.hidden_units = o.hidden_units > 0 ? o.hidden_units : io::uci_hidden_units(o.data);
+  const int available = io::uci_split_count(o.data);
   if (o.splits > available)
-    throw nn::DataError(o.data, 0, 0, "at least " + std::to_string(o.splits) + " splits",
+    throw io::DataError(o.data, 0, 0, "at least " + std::to_string(o.splits) + " splits",
                         std::to_string(available) + " splits");
   const int k = o.splits > 0 ? o.splits : available;
-  for (int s = 0; s < k; ++s) d.splits.push_back(nn::load_uci_split(o.data, s));
+  for (int s = 0; s < k; ++s) d.splits.push_back(io::load_uci_split(o.data, s));
   return d;
 }
 
@@ -593,7 +593,7 @@ UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int pa
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 1), [&](const tbb::blocked_range<int>& r) {
     for (int i = r.begin(); i < r.end(); ++i) {
       const int s = mine[static_cast<std::size_t>(i)];
-      const nn::UciSplit& split = data.splits[static_cast<std::size_t>(s)];
+      const io::UciSplit& split = data.splits[static_cast<std::size_t>(s)];
       run.splits[static_cast<std::size_t>(i)] =
           tool_method(o.method.method).laplace ? EvidenceRunner(o, split, s, run.hidden_units).run()
                                                : SplitRunner(o, split, s, run.hidden_units).run();

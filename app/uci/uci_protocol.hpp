@@ -3,7 +3,7 @@
 // split of each training set, test RMSE and log-likelihood in original units, mean ± standard error
 // over the splits.
 //
-// For each split k (nn::load_uci_split; n_hidden.txt gives the width, else 50), every method but
+// For each split k (io::load_uci_split; n_hidden.txt gives the width, else 50), every method but
 // laplace:
 //  1. Inner splits: validation_folds = K ≥ 2 (default 3) cuts the training rows (in the order of
 //     index_train_k.txt) into K consecutive blocks, each the validation set of one fold whose
@@ -58,8 +58,7 @@
 
 #include <Eigen/Core>
 #include <app/methods/method_settings.hpp>
-
-#include <nn/data_loader.hpp>
+#include <io/uci_folder.hpp>
 
 namespace ngvi::app {
 
@@ -163,10 +162,10 @@ struct UciRun {
 struct UciData {
   std::string dataset;            // the folder's name
   Eigen::Index hidden_units = 0;  // options.hidden_units, else n_hidden.txt, else 50
-  std::vector<nn::UciSplit> splits;
+  std::vector<io::UciSplit> splits;
 };
 
-// Reads every split the options name. Throws nn::DataError for a malformed folder and
+// Reads every split the options name. Throws io::DataError for a malformed folder and
 // std::invalid_argument for bad options. Cost: reading the folder once per split.
 UciData load_uci_data(const UciProtocolOptions& options);
 

@@ -12,12 +12,12 @@
 #include <Eigen/Eigenvalues>
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
-#include <app/io/json_file.hpp>
 #include <app/io/staged_folder.hpp>
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
 #include <app/verify/verify_command.hpp>
 #include <fmt/format.h>
+#include <io/json_file.hpp>
 #include <nlohmann/json.hpp>
 
 #include <autodiff/autodiff.hpp>
@@ -284,7 +284,7 @@ void write_report_folder(const std::vector<Outcome>& outcomes, const VerifyOptio
                                         "scale; an exact 0 is drawn at 1e-17)",
                                         "plots/check_errors.svg", "plots/check_errors.png"},
                          table}});
-  write_json_file(out / "verify.json", j);
+  io::write_json_file(out / "verify.json", j);
   report::write_report(r, out);
   folder.commit();
 }
@@ -304,7 +304,7 @@ int run(const VerifyOptions& opt) {
   j["problems"] = nlohmann::json::array();
   for (const Outcome& o : outcomes) j["problems"].push_back(to_json(o, !opt.no_timing));
   if (!opt.json.empty()) {
-    write_json_file(opt.json, j);
+    io::write_json_file(opt.json, j);
     fmt::print("\nreport written to {}\n", opt.json.string());
   }
   if (!opt.common.out.empty()) {

@@ -1,8 +1,8 @@
 // libFuzzer target: random bytes into the tool's file readers — the CSV reader
-// (app/io/csv_table.hpp), `ngvi fit`'s input path (app/io/training_table.hpp: CSV + target
+// (io/csv_table.hpp), `ngvi fit`'s input path (io/training_table.hpp: CSV + target
 // column + checks; app/fit/posterior_file.hpp: a saved posterior; app/fit/prediction_table.hpp:
-// the rows to predict and their class labels; app/io/fit_files.hpp: a checkpoint to resume) and
-// the UCI-folder loader (nn/data_loader.hpp: load_uci_split, uci_hidden_units, uci_split_count).
+// the rows to predict and their class labels; io/checkpoint_file.hpp: a checkpoint to resume) and
+// the UCI-folder loader (io/uci_folder.hpp: load_uci_split, uci_hidden_units, uci_split_count).
 //
 // Input layout: the first byte picks the reader (mod 6); the rest is
 //   0  the CSV file;
@@ -16,7 +16,7 @@
 //      classifier (odd);
 //   5  a checkpoint file (`ngvi fit --resume FILE`); one that reads must hold together (its
 //      order a permutation, its position within it).
-// The contract checked: a reader returns, or throws nn::DataError whose message is printable
+// The contract checked: a reader returns, or throws ngvi::io::DataError whose message is printable
 // ASCII (random bytes escaped). Any other exception, a crash, a hang, a leak or undefined
 // behaviour (ASan + UBSan) is a finding. Built by the `fuzz` preset (clang, -fsanitize=fuzzer);
 // .ci/run runs it for 60 s on the seeds in test/fuzz/corpus/.
@@ -33,15 +33,15 @@
 
 #include <app/fit/posterior_file.hpp>
 #include <app/fit/prediction_table.hpp>
-#include <app/io/csv_table.hpp>
-#include <app/io/fit_files.hpp>
-#include <app/io/training_table.hpp>
+#include <io/checkpoint_file.hpp>
+#include <io/csv_table.hpp>
+#include <io/data_error.hpp>
+#include <io/training_table.hpp>
+#include <io/uci_folder.hpp>
 #include <unistd.h>
 
 #include <inference/checkpoint.hpp>
 #include <inference/minibatch.hpp>
-#include <nn/data_error.hpp>
-#include <nn/data_loader.hpp>
 
 namespace {
 
@@ -66,11 +66,11 @@ void write(const fs::path& p, std::string_view bytes) {
 
 [[noreturn]] void finding(const char* what, const std::string& detail) {
   std::fprintf(stderr, "ngvi fuzz finding: %s: %s\n", what,
-               ngvi::nn::quote_bytes(detail, 400).c_str());
+               ngvi::io::quote_bytes(detail, 400).c_str());
   std::abort();
 }
 
-void check_message(const ngvi::nn::DataError& e) {
+void check_message(const ngvi::io::DataError& e) {
   for (const char c : std::string_view(e.what()))
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
       finding("a DataError message holds a raw byte", e.what());
@@ -80,7 +80,7 @@ void run(std::uint8_t mode, std::string_view rest) {
   const fs::path& dir = scratch();
   if (mode == 0) {
     write(dir / "table.csv", rest);
-    const ngvi::app::CsvTable t = ngvi::app::read_csv_table(dir / "table.csv");
+    const ngvi::io::CsvTable t = ngvi::io::read_csv_table(dir / "table.csv");
     if (t.values.rows() != static_cast<Eigen::Index>(t.lines.size()) ||
         t.values.cols() != static_cast<Eigen::Index>(t.names.size()))
       finding("inconsistent CsvTable shape", std::string(rest));
@@ -89,7 +89,7 @@ void run(std::uint8_t mode, std::string_view rest) {
     const std::string target(rest.substr(0, eol));
     write(dir / "train.csv",
           eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1));
-    const ngvi::app::TrainingTable t = ngvi::app::load_training_table(dir / "train.csv", target);
+    const ngvi::io::TrainingTable t = ngvi::io::load_training_table(dir / "train.csv", target);
     if (t.data.X.rows() != t.data.Y.rows() ||
         t.data.X.cols() + 1 != static_cast<Eigen::Index>(t.input_names.size()) + 1)
       finding("inconsistent TrainingTable shape", std::string(rest));
@@ -106,12 +106,12 @@ void run(std::uint8_t mode, std::string_view rest) {
     spec.classes = 3;
     write(dir / "rows.csv", rest.empty() ? rest : rest.substr(1));
     const ngvi::app::PredictionInputs in =
-        ngvi::app::select_prediction_inputs(ngvi::app::read_csv_table(dir / "rows.csv"), spec);
+        ngvi::app::select_prediction_inputs(ngvi::io::read_csv_table(dir / "rows.csv"), spec);
     if (in.X.cols() != 2 || (in.Y && in.Y->rows() != in.X.rows()))
       finding("inconsistent PredictionInputs shape", std::string(rest));
   } else if (mode == 5) {
     write(dir / "checkpoint.json", rest);
-    const ngvi::vi::FitCheckpoint c = ngvi::app::load_checkpoint(dir / "checkpoint.json");
+    const ngvi::vi::FitCheckpoint c = ngvi::io::load_checkpoint(dir / "checkpoint.json");
     if (ngvi::vi::first_non_permutation_entry(c.order) ||
         c.position > static_cast<Eigen::Index>(c.order.size()))
       finding("a checkpoint whose order and position do not hold together", std::string(rest));
@@ -129,9 +129,9 @@ void run(std::uint8_t mode, std::string_view rest) {
                                                                          : end - start));
       start = end == std::string_view::npos ? rest.size() + 1 : end + 1;
     }
-    (void)ngvi::nn::uci_split_count(uci);
-    (void)ngvi::nn::uci_hidden_units(uci);
-    const ngvi::nn::UciSplit s = ngvi::nn::load_uci_split(uci, 0);
+    (void)ngvi::io::uci_split_count(uci);
+    (void)ngvi::io::uci_hidden_units(uci);
+    const ngvi::io::UciSplit s = ngvi::io::load_uci_split(uci, 0);
     if (s.train.X.cols() != s.test.X.cols())
       finding("train and test widths differ", std::string(rest));
   }
@@ -144,10 +144,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
     run(static_cast<std::uint8_t>(data[0] % 6), rest);
-  } catch (const ngvi::nn::DataError& e) {
+  } catch (const ngvi::io::DataError& e) {
     check_message(e);
   } catch (const std::exception& e) {
-    finding("an exception other than nn::DataError", e.what());
+    finding("an exception other than io::DataError", e.what());
   }
   return 0;
 }

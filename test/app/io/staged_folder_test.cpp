@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <string>
 
-#include <app/io/atomic_write.hpp>
 #include <app/io/staged_folder.hpp>
 #include <boost/test/unit_test.hpp>
+#include <io/atomic_write.hpp>
 
 #include <support/temp_dir.hpp>
 
@@ -15,7 +15,7 @@ BOOST_AUTO_TEST_SUITE(staged_folder_test)
 
 namespace fs = std::filesystem;
 using ngvi::app::StagedFolder;
-using ngvi::app::write_file_atomically;
+using ngvi::io::write_file_atomically;
 using ngvi::test::contains;
 using ngvi::test::read_file;
 using ngvi::test::TempDir;
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(a_target_that_is_a_file_is_named) {
   try {
     StagedFolder folder(file);
     BOOST_FAIL("no FileError");
-  } catch (const ngvi::app::FileError& e) {
+  } catch (const ngvi::io::FileError& e) {
     BOOST_TEST(contains(e.what(), file.string()), e.what());
     BOOST_TEST(contains(e.what(), "it is a file"), e.what());
   }

@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(bad_figures_are_errors) {
   negative.bands.push_back({"b", {0, 1}, {0, 0}, {1, -1}, ""});
   BOOST_CHECK_THROW(plot::render(negative, dir.path / "negative"), std::invalid_argument);
   BOOST_CHECK_THROW(plot::render(plot::LinePlot{}, dir.path / "empty"), std::invalid_argument);
-  BOOST_CHECK_THROW(plot::render(two_lines(), dir.path / "missing" / "x"), ngvi::app::FileError);
+  BOOST_CHECK_THROW(plot::render(two_lines(), dir.path / "missing" / "x"), ngvi::io::FileError);
   int files = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path)) ++files;
   BOOST_TEST(files == 0);

@@ -6,10 +6,10 @@
 #include <string>
 #include <variant>
 
-#include <app/io/base64.hpp>
 #include <app/report/html_report.hpp>
 #include <app/report/write_report.hpp>
 #include <boost/test/unit_test.hpp>
+#include <io/base64.hpp>
 
 #include <support/temp_dir.hpp>
 
@@ -55,11 +55,11 @@ BOOST_AUTO_TEST_CASE(self_contained_and_escaped) {
   BOOST_TEST(contains(html, "<title>Study &lt;1&gt; &amp; &quot;2&quot;</title>"));
   const std::string svg_uri =
       "data:image/svg+xml;base64," +
-      ngvi::app::base64("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>");
+      ngvi::io::base64("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>");
   BOOST_TEST(contains(html, "<img src=\"" + svg_uri + "\""),
              "the SVG is inlined, not the PNG beside it");
-  BOOST_TEST(contains(html, "data:image/png;base64," +
-                                ngvi::app::base64(std::string("\x89PNG\r\n\x1a\nfake", 12))));
+  BOOST_TEST(contains(
+      html, "data:image/png;base64," + ngvi::io::base64(std::string("\x89PNG\r\n\x1a\nfake", 12))));
   BOOST_TEST(!contains(html, "plots/"), "no figure is referenced by path");
   BOOST_TEST(contains(html, "<td>a|b</td><td>&lt;3</td>"));
   BOOST_TEST(contains(html, "<strong>Confirmed:</strong> GGN approaches H. error 0.5 → 0.01"));
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(write_report_writes_both_or_nothing) {
   try {
     report::write_report(broken, other.path);
     BOOST_FAIL("no FileError");
-  } catch (const ngvi::app::FileError& e) {
+  } catch (const ngvi::io::FileError& e) {
     BOOST_TEST(contains(e.what(), "b.png"), e.what());
   }
   BOOST_TEST(!fs::exists(other.path / "report.html"));

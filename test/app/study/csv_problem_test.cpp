@@ -21,10 +21,10 @@
 #include <app/study/study_verdicts.hpp>
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>
+#include <io/data_error.hpp>
 
 #include <autodiff/verify/compare.hpp>
 #include <inference/random.hpp>
-#include <nn/data_error.hpp>
 
 #include <support/check_report.hpp>
 #include <support/posterior_checks.hpp>
@@ -35,6 +35,7 @@ namespace {
 
 namespace study = ngvi::app::study;
 namespace nn = ngvi::nn;
+namespace io = ngvi::io;
 namespace vi = ngvi::vi;
 namespace verify = ngvi::ad::verify;
 namespace tol = ngvi::test::vi_tolerances;
@@ -62,9 +63,9 @@ study::StudySettings quick_settings(std::uint64_t seed) {
 
 // The predicate of BOOST_CHECK_EXCEPTION: a DataError at `line` and `column` whose message holds
 // `text`.
-std::function<bool(const nn::DataError&)> data_error(std::size_t line, std::size_t column,
+std::function<bool(const io::DataError&)> data_error(std::size_t line, std::size_t column,
                                                      std::string text) {
-  return [=](const nn::DataError& e) {
+  return [=](const io::DataError& e) {
     BOOST_TEST_INFO(e.what());
     BOOST_TEST(e.line() == line);
     BOOST_TEST(e.column() == column);
@@ -114,7 +115,7 @@ BOOST_AUTO_TEST_CASE(table_is_split_and_standardised_by_its_training_rows) {
   }
   BOOST_TEST(std::abs(p.train->data().Y.mean()) < 1e-12);
   // The training and test targets in original units are the table's, each row once.
-  const ngvi::app::CsvTable table = ngvi::app::read_csv_table(o.csv);
+  const ngvi::io::CsvTable table = ngvi::io::read_csv_table(o.csv);
   std::vector<double> expected(table.values.col(3).data(), table.values.col(3).data() + 60);
   std::vector<double> got;
   for (const auto* m : {p.train.get(), p.test.get()}) {
@@ -129,27 +130,27 @@ BOOST_AUTO_TEST_CASE(table_is_split_and_standardised_by_its_training_rows) {
   BOOST_TEST(p.train->num_params() == 16 * 4 + 17);  // the default 3-16-1 network
 }
 
-// Bad tables: each an nn::DataError naming what is wrong, the line and the column.
+// Bad tables: each an io::DataError naming what is wrong, the line and the column.
 BOOST_AUTO_TEST_CASE(bad_tables_give_named_errors) {
   const ngvi::test::TempDir dir;
   study::CsvProblemOptions o;
   o.target = "y";
   o.csv = dir.write("ok.csv", linear_table(30, 1));
   o.target = "price";
-  BOOST_CHECK_EXCEPTION(study::csv_problem(o), nn::DataError,
+  BOOST_CHECK_EXCEPTION(study::csv_problem(o), io::DataError,
                         data_error(1, 0, "a column named 'price'"));
   o.target = "y";
   o.csv = dir.write("cell.csv", "x1,y\n1,2\n2,abc\n3,4\n");
-  BOOST_CHECK_EXCEPTION(study::csv_problem(o), nn::DataError, data_error(3, 2, "abc"));
+  BOOST_CHECK_EXCEPTION(study::csv_problem(o), io::DataError, data_error(3, 2, "abc"));
   o.csv = dir.write("short.csv", linear_table(8, 2));
-  BOOST_CHECK_EXCEPTION(study::csv_problem(o), nn::DataError,
+  BOOST_CHECK_EXCEPTION(study::csv_problem(o), io::DataError,
                         data_error(0, 0, "8 data lines: 6 training and 2 test rows"));
   o.classification = true;
   o.csv = dir.write("labels.csv", "x,y\n0.1,0\n0.2,1\n0.3,2\n0.4,1\n");
-  BOOST_CHECK_EXCEPTION(study::csv_problem(o), nn::DataError,
+  BOOST_CHECK_EXCEPTION(study::csv_problem(o), io::DataError,
                         data_error(4, 2, "a binary class label, 0 or 1"));
   o.csv = dir.write("fraction.csv", "x,y\n0.1,0\n0.2,0.5\n0.3,1\n");
-  BOOST_CHECK_EXCEPTION(study::csv_problem(o), nn::DataError, data_error(3, 2, "class label"));
+  BOOST_CHECK_EXCEPTION(study::csv_problem(o), io::DataError, data_error(3, 2, "class label"));
 }
 
 // A network beyond the curvature analyses' limit (P > 1000) is fitted and measured without

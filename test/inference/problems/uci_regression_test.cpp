@@ -1,7 +1,7 @@
-// The UCI regression problem on a small folder in the UCI format written here: the training
-// split standardised to mean 0 and standard deviation 1, the test split with the TRAINING
-// statistics (recomputed here), the target standardizer handed out for the predictive, the
-// network's shape, and missing files and bad options as clear errors.
+// The UCI regression problem on a small split given in memory: the training split standardised
+// to mean 0 and standard deviation 1, the test split with the TRAINING statistics (recomputed
+// here), the target standardizer handed out for the predictive, the network's shape, and bad
+// options as clear errors. (Reading a split from a folder: test/io/uci_folder_test.cpp.)
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,10 +9,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <inference/problems/uci_regression.hpp>
-#include <nn/data_error.hpp>
+#include <nn/dataset.hpp>
 
 #include <support/posterior_checks.hpp>
-#include <support/temp_dir.hpp>
 
 BOOST_AUTO_TEST_SUITE(uci_regression_test)
 
@@ -25,21 +24,23 @@ using ngvi::ad::verify::compare;
 namespace {
 
 // Six rows, two features and a target; rows 0-3 train, 4-5 test.
-void write_folder(const ngvi::test::TempDir& dir) {
-  dir.write("toy/data.txt", "1 10 5\n2 14 7\n3 9 4\n6 11 9\n4 12 6\n0 8 1\n");
-  dir.write("toy/index_features.txt", "0\n1\n");
-  dir.write("toy/index_target.txt", "2\n");
-  dir.write("toy/index_train_0.txt", "0\n1\n2\n3\n");
-  dir.write("toy/index_test_0.txt", "4\n5\n");
+problems::UciRegressionData toy_split() {
+  problems::UciRegressionData d{.train = {MatrixXd(4, 2), MatrixXd(4, 1)},
+                                .test = {MatrixXd(2, 2), MatrixXd(2, 1)},
+                                .name = "toy",
+                                .split = 0};
+  d.train.X << 1, 10, 2, 14, 3, 9, 6, 11;
+  d.train.Y << 5, 7, 4, 9;
+  d.test.X << 4, 12, 0, 8;
+  d.test.Y << 6, 1;
+  return d;
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(standardised_with_training_statistics) {
-  ngvi::test::TempDir dir;
-  write_folder(dir);
-  const problems::UciRegression p = problems::make_uci_regression(
-      {.folder = dir.path / "toy", .hidden_units = 5, .noise_precision = 2.0});
+  const problems::UciRegression p =
+      problems::make_uci_regression(toy_split(), {.hidden_units = 5, .noise_precision = 2.0});
   MatrixXd raw(4, 3);
   raw << 1, 10, 5, 2, 14, 7, 3, 9, 4, 6, 11, 9;
   const Eigen::RowVectorXd mean = raw.colwise().mean();
@@ -63,19 +64,13 @@ BOOST_AUTO_TEST_CASE(standardised_with_training_statistics) {
   BOOST_TEST(p.description.find("toy split 0") == 0, p.description);
 }
 
-BOOST_AUTO_TEST_CASE(bad_input_is_a_clear_error) {
-  ngvi::test::TempDir dir;
-  write_folder(dir);
-  BOOST_CHECK_THROW(problems::make_uci_regression({}), std::invalid_argument);
-  BOOST_CHECK_THROW(problems::make_uci_regression({.folder = dir.path / "missing"}), nn::DataError);
-  BOOST_CHECK_THROW(problems::make_uci_regression({.folder = dir.path / "toy", .split = 1}),
-                    nn::DataError);
-  BOOST_CHECK_THROW(
-      problems::make_uci_regression({.folder = dir.path / "toy", .noise_precision = 0.0}),
-      std::invalid_argument);
-  BOOST_CHECK_THROW(
-      problems::make_uci_regression({.folder = dir.path / "toy", .activation = nn::Dense(1, 1)}),
-      std::invalid_argument);
+BOOST_AUTO_TEST_CASE(bad_options_are_a_clear_error) {
+  BOOST_CHECK_THROW(problems::make_uci_regression(toy_split(), {.hidden_units = 0}),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(problems::make_uci_regression(toy_split(), {.noise_precision = 0.0}),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(problems::make_uci_regression(toy_split(), {.activation = nn::Dense(1, 1)}),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

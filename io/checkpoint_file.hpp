@@ -1,11 +1,12 @@
-// Fit-loop callbacks that write files: the history rewritten at each row, and checkpoints.
+// Checkpoint files: the fit-loop callback that writes them, and the reader.
 //
-// Both write atomically (write_file_atomically: a temporary file renamed over the target), so a
-// run stopped at any moment leaves a complete history and its last checkpoint, never a
-// truncated file. Resume with vi::resume(model, options, load_checkpoint(path)), which continues
-// bitwise identically to the uninterrupted run. The in-memory callbacks (progress, held-out
-// metrics, early stopping) are in inference/callbacks.hpp. A checkpoint carries the fingerprint of
-// its data set (data_fingerprint), so that resuming on another table is refused.
+// The Checkpointer writes atomically (write_file_atomically: a temporary file renamed over the
+// target), so a run stopped at any moment leaves its last checkpoint, never a truncated file.
+// Resume with vi::resume(model, options, load_checkpoint(path)), which continues bitwise
+// identically to the uninterrupted run; the checkpoint's encoding is vi::FitCheckpoint's
+// (inference/checkpoint.hpp). A checkpoint carries the fingerprint of its data set
+// (data_fingerprint), so that resuming on another table is refused. The history file is written
+// by io/history_file.hpp.
 #pragma once
 
 #include <cstdint>
@@ -15,43 +16,16 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
-#include <app/io/atomic_write.hpp>
 #include <fmt/format.h>
+#include <io/atomic_write.hpp>
+#include <io/data_error.hpp>
 
-#include <inference/callbacks.hpp>
 #include <inference/checkpoint.hpp>
 #include <inference/fit_result.hpp>
-#include <nn/data_error.hpp>
 #include <nn/dataset.hpp>
 
-namespace ngvi::app {
-
-// Rewrites `path` with the history (CSV, or JSON if the path ends in .json) each time a row is
-// added, atomically. Cost: O(rows) per row, so O(rows²) over a run — fine for the thousands of
-// rows a history holds.
-struct HistoryWriter {
-  std::filesystem::path path;
-  template <class Ctx>
-  void on_history(vi::HistoryRow& row, const Ctx& ctx) {
-    std::vector<vi::HistoryRow> rows = ctx.history();
-    rows.push_back(row);
-    write(rows);
-  }
-  template <class Ctx, class Result>
-  void on_end(const Ctx&, const Result& result) {
-    write(result.history);
-  }
-
- private:
-  void write(const std::vector<vi::HistoryRow>& rows) const {
-    if (path.extension() == ".json")
-      write_file_atomically(path, vi::history_json(rows).dump(1) + "\n");
-    else
-      write_file_atomically(path, vi::history_csv(rows));
-  }
-};
+namespace ngvi::io {
 
 // The fingerprint of a data set for FitCheckpoint::data_fingerprint: its shape and a 64-bit
 // FNV-1a checksum of the bytes of its numbers (X, then Y), which any changed number alters with
@@ -98,18 +72,18 @@ struct Checkpointer {
 };
 
 // Reads a checkpoint file. Throws std::runtime_error naming the file if it cannot be read, and
-// nn::DataError naming the file and, in what was found, the field (FitCheckpoint::decode) if it
+// DataError naming the file and, in what was found, the field (FitCheckpoint::decode) if it
 // is not a valid checkpoint; the decoder's message is quoted, as it may hold bytes of the file.
 inline vi::FitCheckpoint load_checkpoint(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("ngvi::app::load_checkpoint: cannot open " + path.string());
+  if (!in) throw std::runtime_error("ngvi::io::load_checkpoint: cannot open " + path.string());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
     return vi::FitCheckpoint::decode(text);
   } catch (const std::invalid_argument& e) {
-    throw nn::DataError(path, 0, 0, "an ngvi checkpoint whose fields hold together",
-                        nn::quote_bytes(e.what(), 400));
+    throw DataError(path, 0, 0, "an ngvi checkpoint whose fields hold together",
+                    quote_bytes(e.what(), 400));
   }
 }
 
-}  // namespace ngvi::app
+}  // namespace ngvi::io

@@ -1,12 +1,12 @@
-// Tests of app/io/csv_table.hpp: the RFC 4180 dialect (quotes, CRLF, BOM, blank lines) and an
+// Tests of io/csv_table.hpp: the RFC 4180 dialect (quotes, CRLF, BOM, blank lines) and an
 // error naming file, line and column (and the column's name) for every malformed input, with
 // random bytes escaped.
 #include <filesystem>
 #include <string>
 
 #include <Eigen/Core>
-#include <app/io/csv_table.hpp>
 #include <boost/test/unit_test.hpp>
+#include <io/csv_table.hpp>
 
 #include <autodiff/verify/compare.hpp>
 
@@ -30,9 +30,9 @@ void expect_error(const std::string& content, std::size_t line, std::size_t colu
   TempDir dir;
   const fs::path p = dir.write("bad.csv", content);
   try {
-    (void)ngvi::app::read_csv_table(p);
-    BOOST_FAIL("no DataError for: " << ngvi::nn::quote_bytes(content, 200));
-  } catch (const ngvi::nn::DataError& e) {
+    (void)ngvi::io::read_csv_table(p);
+    BOOST_FAIL("no DataError for: " << ngvi::io::quote_bytes(content, 200));
+  } catch (const ngvi::io::DataError& e) {
     const std::string msg = e.what();
     BOOST_TEST(e.line() == line, msg);
     BOOST_TEST(e.column() == column, msg);
@@ -47,7 +47,7 @@ void expect_error(const std::string& content, std::size_t line, std::size_t colu
 
 BOOST_AUTO_TEST_CASE(reads_header_and_numbers) {
   TempDir dir;
-  const auto t = ngvi::app::read_csv_table(dir.write(
+  const auto t = ngvi::io::read_csv_table(dir.write(
       "t.csv",
       "\xEF\xBB\xBF"
       "x1, \"price, in $\" ,\"say \"\"hi\"\"\"\r\n1,2.5,-3e2\r\n\r\n 4 ,+5,\"6\"\n\n7,8,9"));
@@ -65,18 +65,18 @@ BOOST_AUTO_TEST_CASE(reads_header_and_numbers) {
 
 BOOST_AUTO_TEST_CASE(a_quoted_line_break_counts_as_a_line) {
   TempDir dir;
-  const auto t = ngvi::app::read_csv_table(dir.write("q.csv", "a,\"b\nc\"\n1,2\n3,4\n"));
+  const auto t = ngvi::io::read_csv_table(dir.write("q.csv", "a,\"b\nc\"\n1,2\n3,4\n"));
   BOOST_TEST(t.names[1] == "b\nc");
   BOOST_TEST(t.lines == (std::vector<std::size_t>{3, 4}));
 }
 
 BOOST_AUTO_TEST_CASE(unknown_column_lists_the_known_ones) {
   TempDir dir;
-  const auto t = ngvi::app::read_csv_table(dir.write("t.csv", "a,b\n1,2\n"));
+  const auto t = ngvi::io::read_csv_table(dir.write("t.csv", "a,b\n1,2\n"));
   try {
     (void)t.column("price\x01");
     BOOST_FAIL("no DataError");
-  } catch (const ngvi::nn::DataError& e) {
+  } catch (const ngvi::io::DataError& e) {
     BOOST_TEST(contains(e.what(), R"(a column named 'price\x01' in the header ('a', 'b'))"),
                e.what());
     BOOST_TEST(contains(e.what(), "line 1"), e.what());
@@ -108,8 +108,8 @@ BOOST_AUTO_TEST_CASE(random_bytes_are_escaped) {
   expect_error(std::string("\xff\xfe,b\n1,2\n3,\xc3\x28\n"), 3, 2,
                {R"(column 2 ('b'))", R"('\xc3(')"});
   TempDir dir;
-  BOOST_CHECK_THROW((void)ngvi::app::read_csv_table(dir.path / "missing.csv"), ngvi::nn::DataError);
-  BOOST_CHECK_THROW((void)ngvi::app::read_csv_table(dir.path), ngvi::nn::DataError);
+  BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(dir.path / "missing.csv"), ngvi::io::DataError);
+  BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(dir.path), ngvi::io::DataError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

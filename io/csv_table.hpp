@@ -6,9 +6,9 @@
 // column. Blank lines are skipped, a UTF-8 byte-order mark at the start is ignored, spaces and
 // tabs around an unquoted field are trimmed. Every problem — a file that cannot be read, an
 // unterminated quote, a ragged record, an empty, non-numeric, NaN or infinite cell, a missing or
-// duplicated column name, no data — is an nn::DataError naming the file, the line the record
+// duplicated column name, no data — is an DataError naming the file, the line the record
 // starts on and the 1-based column (its name too, once the header is read); pieces of the file
-// in the message are escaped (nn::quote_bytes). The whole table is read before anything is
+// in the message are escaped (quote_bytes). The whole table is read before anything is
 // returned, so a caller never acts on half a file.
 #pragma once
 
@@ -22,11 +22,10 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <io/data_error.hpp>
+#include <io/numeric_table.hpp>
 
-#include <nn/data_error.hpp>
-#include <nn/data_loader.hpp>
-
-namespace ngvi::app {
+namespace ngvi::io {
 
 struct CsvTable {
   std::filesystem::path file;      // where it was read from (for later messages)
@@ -34,30 +33,30 @@ struct CsvTable {
   Eigen::MatrixXd values;          // one row per data record, one column per name
   std::vector<std::size_t> lines;  // the 1-based line each data record starts on
 
-  // The index of the column called `name`. Throws nn::DataError (line 1, the header) listing
+  // The index of the column called `name`. Throws DataError (line 1, the header) listing
   // the column names when there is none. Cost: O(columns).
   Eigen::Index column(std::string_view name) const {
     for (std::size_t c = 0; c < names.size(); ++c)
       if (names[c] == name) return static_cast<Eigen::Index>(c);
     std::string known;
     for (std::size_t c = 0; c < names.size() && c < 20; ++c)
-      known += (c ? ", " : "") + nn::quote_bytes(names[c]);
+      known += (c ? ", " : "") + quote_bytes(names[c]);
     if (names.size() > 20) known += ", ... (" + std::to_string(names.size()) + " columns)";
-    throw nn::DataError(
-        file, 1, 0, "a column named " + nn::quote_bytes(name) + " in the header (" + known + ")",
-        "no such column");
+    throw DataError(file, 1, 0,
+                    "a column named " + quote_bytes(name) + " in the header (" + known + ")",
+                    "no such column");
   }
   // "column 3 ('price')": how messages name column c (0-based).
   std::string describe_column(Eigen::Index c) const {
     return "column " + std::to_string(c + 1) + " (" +
-           nn::quote_bytes(names[static_cast<std::size_t>(c)]) + ")";
+           quote_bytes(names[static_cast<std::size_t>(c)]) + ")";
   }
 };
 
 namespace detail {
 
 // Splits `text` into records of fields (RFC 4180), recording the line each record starts on.
-// Throws nn::DataError for an unterminated quote or text after a closing quote.
+// Throws DataError for an unterminated quote or text after a closing quote.
 class CsvScanner {
  public:
   CsvScanner(const std::filesystem::path& file, std::string_view text) : file_(file), text_(text) {
@@ -108,8 +107,8 @@ class CsvScanner {
       ++pos_;
       for (;;) {
         if (pos_ >= text_.size())
-          throw nn::DataError(file_, start_line, column, "a closing double quote",
-                              "the end of the file");
+          throw DataError(file_, start_line, column, "a closing double quote",
+                          "the end of the file");
         const char c = text_[pos_++];
         if (c == '"') {
           if (pos_ < text_.size() && text_[pos_] == '"') {
@@ -125,9 +124,9 @@ class CsvScanner {
       while (pos_ < text_.size() && is_blank(text_[pos_])) ++pos_;
       if (pos_ < text_.size() && text_[pos_] != ',' && !at_line_end()) {
         const std::size_t end = text_.find_first_of(",\n", pos_);
-        throw nn::DataError(
+        throw DataError(
             file_, line_, column, "a comma or a line end after the closing double quote",
-            nn::quote_bytes(text_.substr(pos_, end == std::string_view::npos ? end : end - pos_)));
+            quote_bytes(text_.substr(pos_, end == std::string_view::npos ? end : end - pos_)));
       }
       return true;
     }
@@ -147,14 +146,14 @@ class CsvScanner {
 
 }  // namespace detail
 
-// Reads `file` as described at the top of this file. Throws nn::DataError.
+// Reads `file` as described at the top of this file. Throws DataError.
 // Cost: O(file size) time and memory.
 inline CsvTable read_csv_table(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in || std::filesystem::is_directory(file))
-    throw nn::DataError(file, 0, 0, "a readable file", "a file that cannot be opened");
+    throw DataError(file, 0, 0, "a readable file", "a file that cannot be opened");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw nn::DataError(file, 0, 0, "a readable file", "a read error");
+  if (in.bad()) throw DataError(file, 0, 0, "a readable file", "a read error");
 
   CsvTable t;
   t.file = file;
@@ -162,16 +161,15 @@ inline CsvTable read_csv_table(const std::filesystem::path& file) {
   std::vector<std::string> fields;
   std::size_t line = 0;
   if (!scan.next(fields, line))
-    throw nn::DataError(file, 0, 0, "a header line naming the columns", "an empty file");
+    throw DataError(file, 0, 0, "a header line naming the columns", "an empty file");
   std::unordered_map<std::string_view, std::size_t> first_column;
   for (std::size_t c = 0; c < fields.size(); ++c) {
-    if (fields[c].empty())
-      throw nn::DataError(file, line, c + 1, "a column name", "an empty field");
+    if (fields[c].empty()) throw DataError(file, line, c + 1, "a column name", "an empty field");
     const auto [it, fresh] = first_column.emplace(fields[c], c);
     if (!fresh)
-      throw nn::DataError(file, line, c + 1, "distinct column names",
-                          nn::quote_bytes(fields[c]) + " again (first in column " +
-                              std::to_string(it->second + 1) + ")");
+      throw DataError(file, line, c + 1, "distinct column names",
+                      quote_bytes(fields[c]) + " again (first in column " +
+                          std::to_string(it->second + 1) + ")");
   }
   t.names = fields;
   const std::size_t cols = t.names.size();
@@ -180,23 +178,23 @@ inline CsvTable read_csv_table(const std::filesystem::path& file) {
   std::vector<double> values;
   while (scan.next(fields, line)) {
     if (fields.size() != cols)
-      throw nn::DataError(file, line, fields.size() < cols ? fields.size() + 1 : cols + 1,
-                          std::to_string(cols) + " fields (as in the header on line " +
-                              std::to_string(header_line) + ")",
-                          std::to_string(fields.size()) + " fields");
+      throw DataError(file, line, fields.size() < cols ? fields.size() + 1 : cols + 1,
+                      std::to_string(cols) + " fields (as in the header on line " +
+                          std::to_string(header_line) + ")",
+                      std::to_string(fields.size()) + " fields");
     for (std::size_t c = 0; c < cols; ++c) {
       try {
-        values.push_back(nn::parse_number(fields[c], file, line, c + 1));
-      } catch (const nn::DataError& e) {
-        throw nn::DataError(file, line, c + 1,
-                            e.expected() + " in " + t.describe_column(static_cast<Eigen::Index>(c)),
-                            e.found());
+        values.push_back(parse_number(fields[c], file, line, c + 1));
+      } catch (const DataError& e) {
+        throw DataError(file, line, c + 1,
+                        e.expected() + " in " + t.describe_column(static_cast<Eigen::Index>(c)),
+                        e.found());
       }
     }
     t.lines.push_back(line);
   }
   if (t.lines.empty())
-    throw nn::DataError(file, 0, 0, "at least one data line after the header", "only the header");
+    throw DataError(file, 0, 0, "at least one data line after the header", "only the header");
   const auto rows = static_cast<Eigen::Index>(t.lines.size());
   t.values.resize(rows, static_cast<Eigen::Index>(cols));
   for (Eigen::Index r = 0; r < rows; ++r)
@@ -205,4 +203,4 @@ inline CsvTable read_csv_table(const std::filesystem::path& file) {
   return t;
 }
 
-}  // namespace ngvi::app
+}  // namespace ngvi::io

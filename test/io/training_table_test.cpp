@@ -1,12 +1,12 @@
-// Tests of app/io/training_table.hpp: the target column becomes Y and the others X in file
+// Tests of io/training_table.hpp: the target column becomes Y and the others X in file
 // order; a missing target, no input column, too few rows and a constant column are errors
 // naming the file and the column.
 #include <filesystem>
 #include <string>
 
 #include <Eigen/Core>
-#include <app/io/training_table.hpp>
 #include <boost/test/unit_test.hpp>
+#include <io/training_table.hpp>
 
 #include <autodiff/verify/compare.hpp>
 
@@ -26,8 +26,8 @@ namespace {
 std::string error_of(const std::string& content, const std::string& target) {
   TempDir dir;
   try {
-    (void)ngvi::app::load_training_table(dir.write("t.csv", content), target);
-  } catch (const ngvi::nn::DataError& e) {
+    (void)ngvi::io::load_training_table(dir.write("t.csv", content), target);
+  } catch (const ngvi::io::DataError& e) {
     BOOST_TEST(contains(e.what(), "t.csv"), e.what());
     return e.what();
   }
@@ -40,7 +40,7 @@ std::string error_of(const std::string& content, const std::string& target) {
 BOOST_AUTO_TEST_CASE(target_and_inputs) {
   TempDir dir;
   const auto t =
-      ngvi::app::load_training_table(dir.write("t.csv", "a,y,b\n1,10,4\n2,20,5\n3,30,7\n"), "y");
+      ngvi::io::load_training_table(dir.write("t.csv", "a,y,b\n1,10,4\n2,20,5\n3,30,7\n"), "y");
   Eigen::MatrixXd X(3, 2), Y(3, 1);
   X << 1, 4, 2, 5, 3, 7;
   Y << 10, 20, 30;

@@ -20,7 +20,7 @@
 
 #include <unistd.h>
 
-namespace ngvi::app {
+namespace ngvi::io {
 
 // A file that cannot be read or written (missing directory, permissions, full disk).
 class FileError : public std::runtime_error {
@@ -110,4 +110,4 @@ inline void write_file_atomically(const std::filesystem::path& path, std::string
   f.commit();
 }
 
-}  // namespace ngvi::app
+}  // namespace ngvi::io

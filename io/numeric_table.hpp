@@ -1,7 +1,8 @@
-// Loading numeric text files (whitespace- or comma-separated) into Datasets.
+// Numeric tables: text files of numbers (whitespace- or comma-separated) read into matrices and
+// Datasets.
 //
 // Real data files are where user errors happen, so every problem is a DataError
-// (nn/data_error.hpp) that names the file, the 1-based line, the 1-based field ("column")
+// (io/data_error.hpp) that names the file, the 1-based line, the 1-based field ("column")
 // and what was expected versus what was found: a ragged row, a field that is not a number,
 // a NaN or infinity, an empty file, a column or row index outside the table. Pieces of the
 // file quoted in a message are escaped (quote_bytes), whatever bytes they hold. Nothing here
@@ -9,10 +10,8 @@
 // skipped, as are lines starting with '#'; CRLF line ends are accepted. The separator is
 // detected from the first data line (a comma means CSV) unless set in LoadOptions.
 //
-// load_uci_split reads the standard UCI regression splits in the format of data/uci/ (data.txt,
-// index_features.txt, index_target.txt, index_train_<k>.txt, index_test_<k>.txt) and rejects a
-// split whose training and test rows overlap (or that lists a row twice); uci_hidden_units and
-// uci_split_count read the folder's n_hidden.txt and n_splits.txt.
+// The UCI folder reader (io/uci_folder.hpp) reads its files with load_matrix and load_indices;
+// the CSV reader with named columns (io/csv_table.hpp) parses its numbers with parse_number.
 #pragma once
 
 #include <charconv>
@@ -27,11 +26,11 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <io/data_error.hpp>
 
-#include <nn/data_error.hpp>
 #include <nn/dataset.hpp>
 
-namespace ngvi::nn {
+namespace ngvi::io {
 
 struct LoadOptions {
   enum class Separator { automatic, whitespace, comma };
@@ -151,9 +150,10 @@ inline Eigen::MatrixXd load_matrix(const std::filesystem::path& file,
 
 // Selects columns of a loaded table as inputs and targets (0-based column indices).
 // Throws DataError naming the first column index outside the table.
-inline Dataset select_columns(const Eigen::MatrixXd& table, const std::vector<Eigen::Index>& x_cols,
-                              const std::vector<Eigen::Index>& y_cols,
-                              const std::filesystem::path& file = "<table>") {
+inline nn::Dataset select_columns(const Eigen::MatrixXd& table,
+                                  const std::vector<Eigen::Index>& x_cols,
+                                  const std::vector<Eigen::Index>& y_cols,
+                                  const std::filesystem::path& file = "<table>") {
   auto pick = [&](const std::vector<Eigen::Index>& cols, const char* what) {
     Eigen::MatrixXd M(table.rows(), static_cast<Eigen::Index>(cols.size()));
     for (std::size_t k = 0; k < cols.size(); ++k) {
@@ -168,14 +168,14 @@ inline Dataset select_columns(const Eigen::MatrixXd& table, const std::vector<Ei
     }
     return M;
   };
-  return Dataset{pick(x_cols, "input"), pick(y_cols, "target")};
+  return nn::Dataset{pick(x_cols, "input"), pick(y_cols, "target")};
 }
 
 // load_matrix + select_columns.
-inline Dataset load_dataset(const std::filesystem::path& file,
-                            const std::vector<Eigen::Index>& x_cols,
-                            const std::vector<Eigen::Index>& y_cols,
-                            const LoadOptions& options = {}) {
+inline nn::Dataset load_dataset(const std::filesystem::path& file,
+                                const std::vector<Eigen::Index>& x_cols,
+                                const std::vector<Eigen::Index>& y_cols,
+                                const LoadOptions& options = {}) {
   return select_columns(load_matrix(file, options), x_cols, y_cols, file);
 }
 
@@ -200,84 +200,4 @@ inline std::vector<Eigen::Index> load_indices(const std::filesystem::path& file)
   return idx;
 }
 
-struct UciSplit {
-  Dataset train;
-  Dataset test;
-  std::vector<Eigen::Index> feature_columns;
-  Eigen::Index target_column = 0;
-};
-
-// Split k of a UCI folder in the format of data/uci/ (see data/uci/SOURCE.md).
-// Throws DataError for missing or malformed files, for indices outside data.txt, for a row
-// listed twice in one index file and for a row in both the training and the test split (test
-// figures computed on training rows would be silently optimistic). Cost: O(size of the files).
-inline UciSplit load_uci_split(const std::filesystem::path& dir, int split) {
-  if (split < 0)
-    throw DataError(dir, 0, 0, "a split number of at least 0", "split " + std::to_string(split));
-  const Eigen::MatrixXd table = load_matrix(dir / "data.txt");
-  UciSplit s;
-  s.feature_columns = load_indices(dir / "index_features.txt");
-  const auto target = load_indices(dir / "index_target.txt");
-  if (target.size() != 1)
-    throw DataError(dir / "index_target.txt", 0, 0, "exactly one target column",
-                    std::to_string(target.size()));
-  s.target_column = target[0];
-  const Dataset all = select_columns(table, s.feature_columns, {s.target_column}, dir / "data.txt");
-  // owner[r] names the index file that listed data row r first (empty: none yet).
-  std::vector<std::string> owner(static_cast<std::size_t>(all.size()));
-  auto rows = [&](const std::string& name) {
-    const std::filesystem::path f = dir / name;
-    const auto idx = load_indices(f);
-    for (std::size_t k = 0; k < idx.size(); ++k) {
-      if (idx[k] >= all.size())
-        throw DataError(f, 0, 0,
-                        "row indices below " + std::to_string(all.size()) + " (rows of data.txt)",
-                        std::to_string(idx[k]) + " in entry " + std::to_string(k + 1));
-      std::string& first = owner[static_cast<std::size_t>(idx[k])];
-      if (!first.empty())
-        throw DataError(
-            f, 0, 0,
-            first == name ? "each row at most once" : "no row in both " + first + " and " + name,
-            "row " + std::to_string(idx[k]) + " again in entry " + std::to_string(k + 1));
-      first = name;
-    }
-    return idx;
-  };
-  s.train = all.subset(rows("index_train_" + std::to_string(split) + ".txt"));
-  s.test = all.subset(rows("index_test_" + std::to_string(split) + ".txt"));
-  return s;
-}
-
-namespace detail {
-
-// The single positive integer in `file`, at most `largest`. Throws DataError otherwise.
-inline int load_positive_count(const std::filesystem::path& file, int largest) {
-  const std::vector<Eigen::Index> v = load_indices(file);
-  if (v.size() != 1 || v[0] < 1 || v[0] > largest)
-    throw DataError(file, 0, 0, "one integer in 1.." + std::to_string(largest),
-                    v.size() == 1 ? std::to_string(v[0]) : std::to_string(v.size()) + " values");
-  return static_cast<int>(v[0]);
-}
-
-}  // namespace detail
-
-// The hidden-layer width of a UCI folder's protocol: n_hidden.txt if present, else `fallback`
-// (the published protocol's 50). Throws DataError for a malformed n_hidden.txt. Cost: O(1).
-inline int uci_hidden_units(const std::filesystem::path& dir, int fallback = 50) {
-  const std::filesystem::path f = dir / "n_hidden.txt";
-  return std::filesystem::exists(f) ? detail::load_positive_count(f, 1 << 20) : fallback;
-}
-
-// The number of splits of a UCI folder: n_splits.txt if present, else the number of
-// consecutive index_train_<k>.txt files from k = 0. Throws DataError for a malformed
-// n_splits.txt or a folder without any split. Cost: O(number of splits).
-inline int uci_split_count(const std::filesystem::path& dir) {
-  const std::filesystem::path f = dir / "n_splits.txt";
-  if (std::filesystem::exists(f)) return detail::load_positive_count(f, 1 << 20);
-  int k = 0;
-  while (std::filesystem::exists(dir / ("index_train_" + std::to_string(k) + ".txt"))) ++k;
-  if (k == 0) throw DataError(dir, 0, 0, "index_train_0.txt or n_splits.txt", "neither");
-  return k;
-}
-
-}  // namespace ngvi::nn
+}  // namespace ngvi::io

@@ -1,10 +1,10 @@
 // load_training_table: the input path of `ngvi fit --csv FILE --target COLUMN`.
 //
-// Reads the CSV file (app/io/csv_table.hpp), takes the column named by --target as the target
+// Reads the CSV file (io/csv_table.hpp), takes the column named by --target as the target
 // and every other column as an input, and rejects what no fit can use: a target that names no
 // column, a table with no input column, fewer than two data rows, and a constant column (an
 // input with zero spread carries no information and cannot be standardised; a constant target
-// leaves nothing to fit). Every problem is an nn::DataError naming the file, the line and the
+// leaves nothing to fit). Every problem is an DataError naming the file, the line and the
 // column, which the tool reports with exit code 2 before it has written anything.
 #pragma once
 
@@ -14,13 +14,13 @@
 #include <string_view>
 #include <vector>
 
-#include <app/io/csv_table.hpp>
 #include <fmt/format.h>
+#include <io/csv_table.hpp>
+#include <io/data_error.hpp>
 
-#include <nn/data_error.hpp>
 #include <nn/dataset.hpp>
 
-namespace ngvi::app {
+namespace ngvi::io {
 
 struct TrainingTable {
   nn::Dataset data;                      // X: the inputs in file order, Y: the target (one column)
@@ -30,27 +30,26 @@ struct TrainingTable {
   std::filesystem::path file;            // where it was read from
 };
 
-// Splits `table` into inputs and the target column `target`. Throws nn::DataError (see the top
+// Splits `table` into inputs and the target column `target`. Throws DataError (see the top
 // of the file). Cost: O(rows·columns).
 inline TrainingTable select_training_columns(const CsvTable& table, std::string_view target) {
   const Eigen::Index t = table.column(target);
   const Eigen::Index rows = table.values.rows(), cols = table.values.cols();
   if (cols < 2)
-    throw nn::DataError(table.file, 1, 0,
-                        "at least one input column besides the target " + nn::quote_bytes(target),
-                        "only the target column");
+    throw DataError(table.file, 1, 0,
+                    "at least one input column besides the target " + quote_bytes(target),
+                    "only the target column");
   if (rows < 2)
-    throw nn::DataError(table.file, 0, 0, "at least 2 data lines to fit on", std::to_string(rows));
+    throw DataError(table.file, 0, 0, "at least 2 data lines to fit on", std::to_string(rows));
   for (Eigen::Index c = 0; c < cols; ++c) {
     const double first = table.values(0, c);
     if ((table.values.col(c).array() == first).all())
-      throw nn::DataError(
-          table.file, 0, static_cast<std::size_t>(c + 1),
-          std::string(c == t ? "a target" : "an input") + " column whose values vary",
-          table.describe_column(c) + " holding " + fmt::format("{}", first) +
-              " on every one of its " + std::to_string(rows) + " data lines (" +
-              std::to_string(table.lines.front()) + " to " + std::to_string(table.lines.back()) +
-              ")");
+      throw DataError(table.file, 0, static_cast<std::size_t>(c + 1),
+                      std::string(c == t ? "a target" : "an input") + " column whose values vary",
+                      table.describe_column(c) + " holding " + fmt::format("{}", first) +
+                          " on every one of its " + std::to_string(rows) + " data lines (" +
+                          std::to_string(table.lines.front()) + " to " +
+                          std::to_string(table.lines.back()) + ")");
   }
   TrainingTable out;
   out.file = table.file;
@@ -66,10 +65,10 @@ inline TrainingTable select_training_columns(const CsvTable& table, std::string_
   return out;
 }
 
-// read_csv_table + select_training_columns. Throws nn::DataError. Cost: O(file size).
+// read_csv_table + select_training_columns. Throws DataError. Cost: O(file size).
 inline TrainingTable load_training_table(const std::filesystem::path& file,
                                          std::string_view target) {
   return select_training_columns(read_csv_table(file), target);
 }
 
-}  // namespace ngvi::app
+}  // namespace ngvi::io

@@ -1,8 +1,8 @@
-// Tests of app/io/base64.hpp against the RFC 4648 test vectors and a decode of every byte value.
+// Tests of io/base64.hpp against the RFC 4648 test vectors and a decode of every byte value.
 #include <string>
 
-#include <app/io/base64.hpp>
 #include <boost/test/unit_test.hpp>
+#include <io/base64.hpp>
 
 BOOST_AUTO_TEST_SUITE(base64_test)
 
@@ -25,7 +25,7 @@ std::string decode(const std::string& text) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(rfc4648_vectors) {
-  using ngvi::app::base64;
+  using ngvi::io::base64;
   BOOST_TEST(base64("") == "");
   BOOST_TEST(base64("f") == "Zg==");
   BOOST_TEST(base64("fo") == "Zm8=");
@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(every_byte_round_trips) {
   std::string all;
   for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
   for (std::size_t n : {all.size(), all.size() - 1, all.size() - 2}) {
-    const std::string text = ngvi::app::base64(all.substr(0, n));
+    const std::string text = ngvi::io::base64(all.substr(0, n));
     BOOST_TEST(text.size() == (n + 2) / 3 * 4);
     BOOST_TEST(decode(text) == all.substr(0, n));
   }

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ngvi::app {
+namespace ngvi::io {
 
 // The base64 text of `bytes` (with '=' padding, no line breaks). Cost: O(|bytes|).
 inline std::string base64(std::string_view bytes) {
@@ -35,4 +35,4 @@ inline std::string base64(std::string_view bytes) {
   return out;
 }
 
-}  // namespace ngvi::app
+}  // namespace ngvi::io

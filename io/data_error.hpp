@@ -1,11 +1,12 @@
 // DataError: how every problem with a data file is reported, and how its bytes are shown.
 //
 // A DataError (a std::runtime_error) names the file, the 1-based line, the 1-based field
-// ("column") and what was expected versus what was found. The loaders of nn/data_loader.hpp and
-// the command-line tool's readers (app/io/) throw it. What was found is often a piece of the
-// file itself, which may hold any bytes at all (a binary file passed by mistake, a corrupted
-// download): quote_bytes shows such a piece with every byte outside printable ASCII escaped, so
-// an error message never writes raw control characters or invalid UTF-8 to a terminal or log.
+// ("column") and what was expected versus what was found. The readers of the io module (numeric
+// tables, the UCI folder, CSV tables with named columns, JSON, checkpoints) throw it. What was
+// found is often a piece of the file itself, which may hold any bytes at all (a binary file passed
+// by mistake, a corrupted download): quote_bytes shows such a piece with every byte outside
+// printable ASCII escaped, so an error message never writes raw control characters or invalid UTF-8
+// to a terminal or log.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace ngvi::nn {
+namespace ngvi::io {
 
 // `s` in single quotes, printable ASCII kept as it is, a backslash or a quote escaped with a
 // backslash, \t \n \r named, every other byte as \xHH; longer than `max_bytes` input bytes, the
@@ -69,7 +70,7 @@ class DataError : public std::runtime_error {
  private:
   static std::string format(const std::filesystem::path& file, std::size_t line, std::size_t column,
                             const std::string& expected, const std::string& found) {
-    std::string s = "ngvi::nn data error in " + file.string();
+    std::string s = "ngvi::io data error in " + file.string();
     if (line > 0) s += ", line " + std::to_string(line);
     if (column > 0) s += ", column " + std::to_string(column);
     return s + ": expected " + expected + ", found " + found;
@@ -80,4 +81,4 @@ class DataError : public std::runtime_error {
   std::string expected_, found_;
 };
 
-}  // namespace ngvi::nn
+}  // namespace ngvi::io

@@ -1,11 +1,11 @@
-// Tests of app/io/json_file.hpp: a round trip through the atomic writer, and syntax errors
+// Tests of io/json_file.hpp: a round trip through the atomic writer, and syntax errors
 // reported at the right line and column.
 #include <cstddef>
 #include <filesystem>
 #include <string>
 
-#include <app/io/json_file.hpp>
 #include <boost/test/unit_test.hpp>
+#include <io/json_file.hpp>
 #include <nlohmann/json.hpp>
 
 #include <support/temp_dir.hpp>
@@ -18,8 +18,8 @@ using ngvi::test::TempDir;
 BOOST_AUTO_TEST_CASE(round_trip) {
   TempDir dir;
   const nlohmann::json j = {{"seed", 7}, {"values", {1.5, -2.0}}, {"name", "h\xc3\xa9"}};
-  ngvi::app::write_json_file(dir.path / "r.json", j);
-  BOOST_TEST(ngvi::app::read_json_file(dir.path / "r.json") == j);
+  ngvi::io::write_json_file(dir.path / "r.json", j);
+  BOOST_TEST(ngvi::io::read_json_file(dir.path / "r.json") == j);
   BOOST_TEST(ngvi::test::read_file(dir.path / "r.json").back() == '\n');
 }
 
@@ -29,9 +29,9 @@ namespace {
 void check_error_at(const std::filesystem::path& path, std::size_t line, std::size_t column,
                     const std::string& needle) {
   try {
-    (void)ngvi::app::read_json_file(path);
+    (void)ngvi::io::read_json_file(path);
     BOOST_FAIL("no DataError for " << path);
-  } catch (const ngvi::nn::DataError& e) {
+  } catch (const ngvi::io::DataError& e) {
     BOOST_TEST(e.line() == line, e.what());
     BOOST_TEST(e.column() == column, e.what());
     BOOST_TEST(ngvi::test::printable_ascii(e.what()), e.what());
@@ -43,8 +43,7 @@ void check_error_at(const std::filesystem::path& path, std::size_t line, std::si
 BOOST_AUTO_TEST_CASE(syntax_errors_name_line_and_column) {
   TempDir dir;
   check_error_at(dir.write("bad.json", "{\n  \"a\": 1,\n  \"b\": \x01\n}\n"), 3, 8, "valid JSON");
-  BOOST_CHECK_THROW((void)ngvi::app::read_json_file(dir.path / "missing.json"),
-                    ngvi::nn::DataError);
+  BOOST_CHECK_THROW((void)ngvi::io::read_json_file(dir.path / "missing.json"), ngvi::io::DataError);
 }
 
 // nlohmann throws out_of_range (not parse_error) for a number beyond a double's range; found by

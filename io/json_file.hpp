@@ -15,12 +15,11 @@
 #include <string_view>
 #include <utility>
 
-#include <app/io/atomic_write.hpp>
+#include <io/atomic_write.hpp>
+#include <io/data_error.hpp>
 #include <nlohmann/json.hpp>
 
-#include <nn/data_error.hpp>
-
-namespace ngvi::app {
+namespace ngvi::io {
 
 // Writes `j` to `path`, indented by two spaces, atomically. Throws FileError (see
 // write_file_atomically). Cost: O(size of the text).
@@ -46,14 +45,14 @@ inline std::pair<std::size_t, std::size_t> line_and_column(std::string_view text
 
 }  // namespace detail
 
-// Parses `path` as JSON. Throws nn::DataError naming the file, the line and column of a syntax
+// Parses `path` as JSON. Throws DataError naming the file, the line and column of a syntax
 // error and what the parser expected, or of a number too large for a double (nlohmann throws
 // out_of_range 406 for 1e999, with the token but not its place), or that the file cannot be
 // opened. Cost: O(file size).
 inline nlohmann::json read_json_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path))
-    throw nn::DataError(path, 0, 0, "a readable JSON file", "a file that cannot be opened");
+    throw DataError(path, 0, 0, "a readable JSON file", "a file that cannot be opened");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string_view view(text);
   try {
@@ -63,8 +62,8 @@ inline nlohmann::json read_json_file(const std::filesystem::path& path) {
     const std::size_t at = e.byte == 0 ? 0 : std::min<std::size_t>(e.byte - 1, text.size());
     const auto [line, column] = detail::line_and_column(view, at);
     const std::size_t from = at < 20 ? 0 : at - 20;
-    throw nn::DataError(path, line, column, "valid JSON",
-                        "a syntax error near " + nn::quote_bytes(view.substr(from, 40)));
+    throw DataError(path, line, column, "valid JSON",
+                    "a syntax error near " + quote_bytes(view.substr(from, 40)));
   } catch (const nlohmann::json::out_of_range& e) {
     // The message ends "parsing '<token>'": find the token to give its place.
     const std::string_view what(e.what());
@@ -77,9 +76,9 @@ inline nlohmann::json read_json_file(const std::filesystem::path& path) {
     const auto [line, column] = at == std::string_view::npos
                                     ? std::pair<std::size_t, std::size_t>{0, 0}
                                     : detail::line_and_column(view, at);
-    throw nn::DataError(path, line, column, "a number that fits a double",
-                        "the number " + nn::quote_bytes(token.substr(0, 40)));
+    throw DataError(path, line, column, "a number that fits a double",
+                    "the number " + quote_bytes(token.substr(0, 40)));
   }
 }
 
-}  // namespace ngvi::app
+}  // namespace ngvi::io
