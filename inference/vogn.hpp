@@ -12,7 +12,7 @@
 //   μ ← μ − α (ĝ + λδ̃μ) / (s + λδ̃)                       (the mean step, with the NEW s)
 // and the full-matrix form (Covariance::full, for small nets): S ← (1−β)S + β Ĉ with the
 // per-example matrices Cᵢ, μ ← μ − α (S + λδ̃I)⁻¹(ĝ + λδ̃μ), q = N(μ, ((N/λ)(S + λδ̃I))⁻¹).
-// The curvature c, chosen by VognCurvature:
+// The curvature c, chosen by VognCurvature (vogn_curvature.hpp):
 //   empirical_fisher  gᵢ² (diagonal) / gᵢgᵢᵀ (full): the squared per-example gradients of the
 //                     OBSERVED targets — the VOGN of Khan et al. 2018;
 //   ggn               Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton matrix (Martens 2020; nn::ggn on
@@ -69,33 +69,13 @@
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
 #include <inference/step_failure.hpp>
+#include <inference/vogn_curvature.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/mc_fisher.hpp>
 #include <nn/per_example.hpp>
 
 namespace ngvi::vi {
-
-// The per-example curvature c(gᵢ) VOGN averages (see the header comment).
-enum class VognCurvature {
-  empirical_fisher,  // gᵢgᵢᵀ of the observed targets (Khan et al. 2018)
-  ggn,               // Jᵢᵀ H_L,i Jᵢ, the generalized Gauss-Newton (Martens 2020); needs
-                     // nn::Supervised
-  mc_fisher,         // gradients for targets sampled from the model: the true Fisher (Zhang et al.
-                     // 2018); needs nn::Supervised
-};
-
-inline const char* to_string(VognCurvature c) {
-  switch (c) {
-    case VognCurvature::empirical_fisher:
-      return "empirical_fisher";
-    case VognCurvature::ggn:
-      return "ggn";
-    case VognCurvature::mc_fisher:
-      return "mc_fisher";
-  }
-  return "unknown";
-}
 
 template <class Model, Covariance C>
 class Vogn;

@@ -25,6 +25,7 @@
 #include <app/io/fit_files.hpp>
 #include <app/io/training_table.hpp>
 #include <app/methods/fit_method.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/methods/predict.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -41,7 +42,7 @@ struct FitCommandOptions {
   std::string target;               // the target column of --csv
   std::string task = "regression";  // or "classification"
   bool task_given = false;          // --task was on the command line
-  std::string method = "vogn";      // a method name of app/methods/method_settings.hpp
+  std::string method = "vogn";      // a method name or alias (app/methods/method_info.hpp)
   MethodSettings settings{};        // δ, epochs, M, step size (method filled from `method`)
   std::vector<Eigen::Index> hidden = {50};  // hidden widths; 0 alone: a linear model
   std::string activation = "relu";          // or "tanh"
@@ -278,7 +279,8 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
   const Eigen::Index n = inputs.X.rows();
   PredictOptions po;
   po.samples = opt.samples;
-  po.linearised = s.method == method_name(Method::laplace);
+  const MethodInfo* method = find_method(s.method);  // an old file may give an alias
+  po.linearised = method != nullptr && method->laplace;
   po.threads = 0;
   std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
                     static_cast<std::uint32_t>(opt.common.seed >> 32), 7u};
@@ -393,14 +395,14 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
           "--classes belongs to a classification fit (--csv with --task classification); a "
           "saved posterior states its own");
     require_existing_folder("--checkpoint", opt.checkpoint);
-    opt.settings.method = parse_method(opt.method);
+    opt.settings.method = tool_method(opt.method).name;
     opt.settings.threads = 0;
     if (!opt.predict.empty()) predict_table = read_csv_table(opt.predict);
     if (fitting) {
       const CsvTable table = read_csv_table(opt.csv);
       training = select_training_columns(table, opt.target);
       saved.spec = spec_of(*training, table, opt);
-      saved.method = method_name(opt.settings.method);
+      saved.method = opt.settings.method;
     } else {
       saved = read_posterior_file(opt.posterior);
     }
@@ -445,9 +447,8 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
     if (!ranks.leader()) return exit_code::ok;
     saved.posterior = out.posterior;
-    fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}\n",
-               method_name(opt.settings.method), mean_of(saved.posterior).size(), X.rows(),
-               opt.csv.string(), out.seconds,
+    fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}\n", opt.settings.method,
+               mean_of(saved.posterior).size(), X.rows(), opt.csv.string(), out.seconds,
                ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
   }
 
@@ -524,21 +525,12 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
              "integers of magnitude <= 100 gets a warning")
           ->check(CLI::IsMember({"regression", "classification"}))
           ->capture_default_str();
-  std::string names;
-  for (const Method x : all_methods)
-    names += std::string(names.empty() ? "" : ", ") + method_name(x);
   cmd->add_option("--classes", opt->classes,
                   "classification: the number of classes C (labels must be 0..C-1); default: the "
                   "largest label + 1, refused as a likely mistyped label if it exceeds the rows "
                   "or max(2x, x + 10) for x distinct labels")
       ->check(integer_in(2, max_classes));
-  cmd->add_option("--method", opt->method, "the inference method: " + names)
-      ->check(CLI::IsMember(std::vector<std::string>([] {
-        std::vector<std::string> v;
-        for (const Method x : all_methods) v.push_back(method_name(x));
-        return v;
-      }())))
-      ->capture_default_str();
+  add_method_option(*cmd, opt->method, "the inference method")->capture_default_str();
   cmd->add_option("--hidden", opt->hidden,
                   "hidden layer widths, comma-separated (e.g. 50,20); 0 = no hidden layer")
       ->delimiter(',')
@@ -558,15 +550,15 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
       ->capture_default_str();
   cmd->add_option(
          "--epochs", m.epochs,
-         "passes over the data; default: 0 = the method's own (vogn, ivon, noisy-kfac 200; "
-         "von 40; map 1000, laplace 2000; noisy-adam, bbb 800)")
+         "passes over the data; default: 0 = the method's own (" + default_epochs_text() + ")")
       ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size (capped at the number of rows)")
       ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
       ->capture_default_str();
   cmd->add_option("--learning-rate", m.learning_rate,
-                  "step size of the mean; default: 0 = the method's own (0.01; ivon 0.05; von 0.1)")
+                  "step size of the mean; default: 0 = the method's own (" +
+                      default_learning_rate_text() + ")")
       ->check(nonnegative_finite())
       ->capture_default_str();
   add_von_remedy_option(*cmd, m);

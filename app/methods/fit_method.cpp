@@ -1,17 +1,40 @@
-// fit_method (app/methods/fit_method.hpp): sends each method to the file that instantiates it.
+// fit_method (app/methods/fit_method.hpp): the method table's row that the settings name, set by
+// its `tool` mapping and run through vi::fit.
+#include <optional>
+#include <type_traits>
+#include <utility>
+
 #include <app/methods/method_runner.hpp>
+#include <app/methods/method_table.hpp>
 
 namespace ngvi::app {
 
 FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::Rng& rng) {
-  switch (request.settings.method) {
-    case Method::vogn:
-    case Method::von:
-    case Method::ivon:
-      return detail::fit_natural_gradient(model, request, rng);
-    default:
-      return detail::fit_baseline(model, request, rng);
-  }
+  const MethodSettings& s = request.settings;
+  const std::string& name = tool_method(s.method).name;
+  std::optional<FitOutcome> out;
+  for_each_method_row([&](const auto& row) {
+    using Row = std::decay_t<decltype(row)>;
+    using Options = typename Row::options_type;
+    if constexpr (!std::is_same_v<typename Row::tool_type, NotRun>) {
+      if (out || row.info.name != name) return;
+      Options o;
+      o.loop = detail::loop_options(request, model.num_examples());
+      o.prior_precision = s.prior_precision;
+      if constexpr (requires { o.mean_rate; })
+        o.mean_rate = {learning_rate_of(s)};
+      else
+        o.learning_rate = {learning_rate_of(s)};
+      row.tool(o, s);
+      if constexpr (std::is_same_v<Options, vi::MapOptions>)
+        if (row.info.laplace) {
+          out = detail::fit_map_laplace(model, o, request, rng);
+          return;
+        }
+      out = detail::run_fit(model, o, request, rng, detail::AsIs{});
+    }
+  });
+  return std::move(*out);
 }
 
 }  // namespace ngvi::app

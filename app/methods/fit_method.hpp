@@ -2,16 +2,16 @@
 // posterior at chosen epochs on the way.
 //
 // This is where the command-line tool turns a method name into a call of vi::fit with that
-// method's options (the settings of app/methods/method_settings.hpp, the rest the library's
-// defaults, fixed here). The epoch hook sees the posterior at the end of each listed epoch, which
-// is how the UCI protocol (app/uci) picks the number of epochs on a validation split without a
-// second run. `laplace` fits MAP and hands the hook (and the result) the full GGN Laplace
-// approximation at the current MAP estimate.
+// method's options: the settings of app/methods/method_settings.hpp, set by the method's row of
+// the method table (app/methods/method_table.hpp). The epoch hook sees the posterior at the end
+// of each listed epoch, which is how the UCI protocol (app/uci) picks the number of epochs on a
+// validation split without a second run. `map_laplace` fits MAP and hands the hook (and the
+// result) the full GGN Laplace approximation at the current MAP estimate.
 //
 // To keep compile time in bounds, vi::fit is instantiated for the tool's one model type
-// (NetworkModel, app/methods/network_model.hpp) in two .cpp files only (fit_natural_gradient.cpp
-// for VOGN, VON and IVON; fit_baselines.cpp for the rest); every other file of the tool includes
-// only this declaration.
+// (NetworkModel, app/methods/network_model.hpp) in fit_method.cpp only, compiled in one unit
+// with the study's suite (app/CMakeLists.txt); every other file of the tool includes only this
+// declaration.
 #pragma once
 
 #include <filesystem>
@@ -69,14 +69,14 @@ struct FitOutcome {
   bool ok = true;          // false: the run failed numerically (message says where)
   std::string message;     // why it failed; empty otherwise
   double seconds = 0.0;    // wall time of the training loop
-  // laplace only (empty otherwise): the evidence of the final Laplace approximation.
+  // map_laplace only (empty otherwise): the evidence of the final Laplace approximation.
   std::optional<LaplaceEvidence> evidence;
 };
 
 // Runs request.settings.method on `model`, drawing from `rng`. A failure of the run (a
 // non-finite parameter, a precision that is not positive definite, settings the method rejects)
-// gives ok = false and the method's message rather than an exception; request.resume of another
-// method throws UsageError.
+// gives ok = false and the method's message rather than an exception; a method the tool does not
+// run, or request.resume of another method, throws UsageError.
 // Cost: the method's steps over epochs_of(settings) epochs, plus the hook's own cost.
 FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::Rng& rng);
 

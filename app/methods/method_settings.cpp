@@ -1,35 +1,120 @@
-// The per-method defaults of app/methods/method_settings.hpp.
-#include <array>
+// The command-line choices of app/methods/method_settings.hpp and the defaults it falls back on.
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include <CLI/CLI.hpp>
+#include <app/cli/exit_codes.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/methods/method_settings.hpp>
+#include <fmt/format.h>
 
 namespace ngvi::app {
 
 namespace {
-// Adds `flag` to `cmd` with the choices `all` (by `name`, case-insensitive), storing into
-// `target` and showing its current value as the default.
+// The command-line spellings of the library's choices, in the order --help lists them.
+constexpr std::pair<const char*, vi::VonRemedy> von_remedies[] = {
+    {"clip", vi::VonRemedy::clip_eigenvalues},
+    {"ggn", vi::VonRemedy::ggn_fallback},
+    {"damp", vi::VonRemedy::damp_step},
+    {"add-damping", vi::VonRemedy::add_damping},
+    {"reject", vi::VonRemedy::reject_step}};
+constexpr std::pair<const char*, vi::VognCurvature> vogn_curvatures[] = {
+    {"empirical-fisher", vi::VognCurvature::empirical_fisher},
+    {"ggn", vi::VognCurvature::ggn},
+    {"mc-fisher", vi::VognCurvature::mc_fisher}};
+
+template <class E, std::size_t K>
+const char* spelling(const std::pair<const char*, E> (&choices)[K], E e) {
+  for (const auto& [name, value] : choices)
+    if (value == e) return name;
+  return "unknown";
+}
+
+// Adds `flag` to `cmd` with `choices` (case-insensitive), storing into `target` and showing its
+// current value as the default.
 template <class E, std::size_t K>
 void add_choice_option(CLI::App& cmd, const std::string& flag, E& target,
-                       const std::array<E, K>& all, const char* (*name)(E),
-                       const std::string& help) {
+                       const std::pair<const char*, E> (&choices)[K], const std::string& help) {
   std::map<std::string, E> names;
   std::string type;
-  for (const E e : all) {
-    names[name(e)] = e;
-    type += std::string(type.empty() ? "" : "|") + name(e);
+  for (const auto& [name, value] : choices) {
+    names[name] = value;
+    type += std::string(type.empty() ? "" : "|") + name;
   }
   cmd.add_option(flag, target, help)
       ->transform(CLI::CheckedTransformer(names, CLI::ignore_case).description(""))
       ->type_name(type)
-      ->default_str(name(target));
+      ->default_str(spelling(choices, target));
+}
+
+template <class Target>
+CLI::Option* add_method_option_to(CLI::App& cmd, Target& target, const std::string& help) {
+  std::string aliases;
+  for (const MethodInfo& m : tool_methods())
+    if (!m.alias.empty())
+      aliases += fmt::format("{}{} for {}", aliases.empty() ? "" : ", ", m.alias, m.name);
+  return cmd
+      .add_option(
+          "--method", target,
+          help + ": " + tool_method_names() + " (older spellings still accepted: " + aliases + ")")
+      ->check([](const std::string& name) {
+        try {
+          tool_method(name);
+          return std::string();
+        } catch (const UsageError& e) {
+          return std::string(e.what());
+        }
+      });
+}
+
+// The tool's methods grouped by `value`, in the table's order: "von 40; vogn, ivon 200".
+std::string defaults_text(const std::function<std::string(const MethodInfo&)>& value) {
+  std::vector<std::pair<std::string, std::string>> groups;  // (value, names)
+  for (const MethodInfo& m : tool_methods()) {
+    const std::string v = value(m);
+    auto g = groups.begin();
+    while (g != groups.end() && g->first != v) ++g;
+    if (g == groups.end())
+      groups.emplace_back(v, m.name);
+    else
+      g->second += ", " + m.name;
+  }
+  std::string text;
+  for (const auto& [v, names] : groups)
+    text += fmt::format("{}{} {}", text.empty() ? "" : "; ", names, v);
+  return text;
 }
 }  // namespace
 
+CLI::Option* add_method_option(CLI::App& cmd, std::string& target, const std::string& help) {
+  return add_method_option_to(cmd, target, help);
+}
+
+CLI::Option* add_method_option(CLI::App& cmd, std::vector<std::string>& target,
+                               const std::string& help) {
+  return add_method_option_to(cmd, target, help);
+}
+
+std::string default_epochs_text() {
+  return defaults_text([](const MethodInfo& m) { return fmt::format("{}", m.epochs); });
+}
+
+std::string default_learning_rate_text() {
+  return defaults_text([](const MethodInfo& m) { return fmt::format("{:g}", m.learning_rate); });
+}
+
+const char* von_remedy_setting_name(vi::VonRemedy r) { return spelling(von_remedies, r); }
+
+const char* vogn_curvature_setting_name(vi::VognCurvature c) {
+  return spelling(vogn_curvatures, c);
+}
+
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
-  add_choice_option(cmd, "--von-remedy", s.von_remedy, all_von_remedies, von_remedy_setting_name,
+  add_choice_option(cmd, "--von-remedy", s.von_remedy, von_remedies,
                     "von: what a step does whose exact Hessian would make the precision "
                     "indefinite: clip (clip the Hessian's eigenvalues at 0 on every step, one "
                     "eigendecomposition a step), ggn (use that step's Gauss-Newton matrix; no "
@@ -39,8 +124,7 @@ void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
 }
 
 void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
-  add_choice_option(cmd, "--vogn-curvature", s.vogn_curvature, all_vogn_curvatures,
-                    vogn_curvature_setting_name,
+  add_choice_option(cmd, "--vogn-curvature", s.vogn_curvature, vogn_curvatures,
                     "vogn: the per-example curvature it averages: empirical-fisher (squared "
                     "gradients of the observed targets, the VOGN of Khan et al. 2018), ggn (the "
                     "Gauss-Newton diagonal: its steps do not shrink as 1/tau at a large noise "
@@ -48,42 +132,12 @@ void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
                     "model, one per example)");
 }
 
-Eigen::Index default_epochs(Method m) {
-  switch (m) {
-    case Method::von:
-      return 40;
-    case Method::vogn:
-    case Method::ivon:
-    case Method::noisy_kfac:
-      return 200;
-    case Method::noisy_adam:
-    case Method::bbb:
-      return 800;
-    case Method::map:
-      return 1000;  // MAP by Adam at a constant step keeps improving the fit of energy and yacht
-    case Method::laplace:
-      return 2000;  // its evidence wants a converged MAP: yacht's test RMSE 0.66 at 2000, 0.77 at
-                    // 1000
-  }
-  return 200;
+Eigen::Index epochs_of(const MethodSettings& s) {
+  return s.epochs > 0 ? s.epochs : tool_method(s.method).epochs;
 }
 
-double default_learning_rate(Method m) {
-  switch (m) {
-    case Method::vogn:
-      return 0.01;  // the PyTorch reference's tuned α
-    case Method::von:
-      return 0.1;  // the PyTorch reference's tuned α for VON
-    case Method::ivon:
-      return 0.05;
-    case Method::noisy_adam:
-    case Method::noisy_kfac:
-    case Method::bbb:
-    case Method::map:
-    case Method::laplace:
-      return 0.01;
-  }
-  return 0.01;
+double learning_rate_of(const MethodSettings& s) {
+  return s.learning_rate > 0.0 ? s.learning_rate : tool_method(s.method).learning_rate;
 }
 
 }  // namespace ngvi::app

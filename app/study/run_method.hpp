@@ -1,9 +1,10 @@
 // run_method: one method fitted to one study problem through vi::fit, with the callbacks that
 // measure it on the way, turned into a MethodRecord.
 //
-// Included ONLY by the method-suite .cpp files (method_suites.hpp): everything here instantiates
-// vi::fit, the curvature drivers and the predictive for the study's model type. (hmc_reference.cpp
-// includes it too, for the measuring helpers of `detail` alone; it instantiates no fit.)
+// Included ONLY by the method suite (method_suite.cpp, method_suites.hpp): everything here
+// instantiates vi::fit, the curvature drivers and the predictive for the study's model type.
+// (hmc_reference.cpp includes it too, for the measuring helpers of `detail` alone; it instantiates
+// no fit.)
 //   StudyTracker          on each history row: the test log-likelihood and RMSE or accuracy of
 //                         the current q (Monte Carlo, from its own generator so that measuring
 //                         never changes the training draws), and the method's running

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <app/methods/method_table.hpp>
 #include <app/study/gaussian_kl.hpp>
 #include <app/study/sample_size_study.hpp>
-#include <app/study/suite_options.hpp>
 #include <fmt/format.h>
 
 #include <inference/fit.hpp>
@@ -76,9 +76,8 @@ std::vector<SampleSizeRun> run_sample_size_study(const ProblemSetup& s,
                     optimum.mean_field_mean.size(), optimum.mean_field_sd.size(), p));
   std::vector<SampleSizeRun> out;
   out.push_back(
-      refit(s, "von", natural_options<vi::VonOptions>(s), optimum.mean, optimum.covariance));
-  auto vogn = natural_options<vi::VognOptions>(s);
-  vogn.curvature = vi::VognCurvature::ggn;
+      refit(s, "von", study_options<vi::VonOptions>("von", s), optimum.mean, optimum.covariance));
+  const auto vogn = study_options<vi::VognOptions>("vogn_ggn", s);
   const Eigen::MatrixXd mean_field_covariance =
       optimum.mean_field_sd.cwiseAbs2().asDiagonal().toDenseMatrix();
   out.push_back(refit(s, "vogn_ggn", vogn, optimum.mean_field_mean, mean_field_covariance));

@@ -1,11 +1,10 @@
 // `ngvi study` (study_command.hpp): options, the checks made before fitting, the run, the folder.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -13,15 +12,12 @@
 #include <app/cli/common_options.hpp>
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/number_checks.hpp>
-#include <app/io/atomic_write.hpp>
-#include <app/io/staged_folder.hpp>
-#include <app/plot/gnuplot.hpp>
+#include <app/study/csv_problem.hpp>
 #include <app/study/study_command.hpp>
-#include <app/study/study_folder.hpp>
 #include <app/study/study_problems.hpp>
-#include <app/study/study_verdicts.hpp>
+#include <app/study/study_run.hpp>
 #include <fmt/format.h>
-#include <oneapi/tbb/task_group.h>
+#include <fmt/ranges.h>
 
 namespace ngvi::app {
 namespace {
@@ -38,6 +34,14 @@ struct StudyOptions {
   bool no_timing = false;         // leave wall times out of results.json (byte-comparable runs)
   std::vector<std::string> only;  // problems to run; empty: all
   fs::path boston;                // Boston housing folder; empty: the copy shipped with ngvi
+  // --csv: the user's table as the problem (csv_problem.hpp), with its options.
+  fs::path csv;
+  std::string target;
+  std::string task = "regression";  // or "classification" (labels 0 and 1)
+  std::vector<Eigen::Index> hidden = {16};
+  double test_fraction = 0.2;
+  double noise_precision = 10.0;
+  bool task_given = false, hidden_given = false, test_fraction_given = false, noise_given = false;
 };
 
 // Where the shipped Boston housing data are: installed beside the tool (<prefix>/share/ngvi/...)
@@ -69,103 +73,75 @@ fs::path locate_boston(const StudyOptions& opt) {
 
 // The seeds of the run: --seed, --seed + 1, … (--seeds of them, default 5; --quick 3).
 std::vector<std::uint64_t> run_seeds(const StudyOptions& opt) {
-  const int n = opt.seeds > 0 ? opt.seeds : opt.quick ? 3 : 5;
-  const std::uint64_t base = opt.common.seed;
-  if (base > std::numeric_limits<std::uint64_t>::max() - static_cast<std::uint64_t>(n - 1))
+  try {
+    return study::run_seeds(opt.common.seed, opt.seeds, opt.quick);
+  } catch (const std::invalid_argument&) {
+    const int n = opt.seeds > 0 ? opt.seeds : opt.quick ? 3 : 5;
     throw UsageError(
-        fmt::format("--seed {} with --seeds {}: the last seed, --seed + {}, exceeds "
-                    "{}",
-                    base, n, n - 1, std::numeric_limits<std::uint64_t>::max()));
-  std::vector<std::uint64_t> seeds;
-  for (int k = 0; k < n; ++k) seeds.push_back(base + static_cast<std::uint64_t>(k));
-  return seeds;
+        fmt::format("--seed {} with --seeds {}: the last seed, --seed + {}, exceeds {}",
+                    opt.common.seed, n, n - 1, std::numeric_limits<std::uint64_t>::max()));
+  }
 }
 
-// Fits the problem from every seed, the seeds in parallel (each fit's own work is split the same
-// way whatever runs beside it, so the records are the same bits for any thread count); only the
-// base seed's fits draw a progress bar.
-study::ProblemSeeds run_seeds_of(const std::string& name, const study::StudySettings& settings,
-                                 const std::vector<std::uint64_t>& seeds) {
-  study::ProblemSeeds ps;
-  ps.seeds = seeds;
-  ps.runs.resize(seeds.size());
-  tbb::task_group group;
-  for (std::size_t k = 0; k < seeds.size(); ++k)
-    group.run([&, k] {
-      study::StudySettings s = settings;
-      s.seed = seeds[k];
-      s.progress = k == 0;
-      ps.runs[k] = study::run_problem(name, s);
-    });
-  group.wait();
-  return ps;
+// The user's table as the run's one problem (csv_problem.hpp), checked before any fitting.
+study::Problem table_problem(const StudyOptions& opt) {
+  if (opt.target.empty()) throw UsageError("--csv needs --target COLUMN");
+  if (!opt.only.empty())
+    throw UsageError("--problem picks built-in problems; with --csv the table is the problem");
+  study::CsvProblemOptions o;
+  o.csv = opt.csv;
+  o.target = opt.target;
+  o.classification = opt.task == "classification";
+  o.hidden =
+      opt.hidden.size() == 1 && opt.hidden[0] == 0 ? std::vector<Eigen::Index>{} : opt.hidden;
+  if (std::find(o.hidden.begin(), o.hidden.end(), 0) != o.hidden.end())
+    throw UsageError("--hidden: widths must be positive (a single 0 means no hidden layer)");
+  if (!(opt.test_fraction > 0.0 && opt.test_fraction < 1.0))
+    throw UsageError(
+        fmt::format("--test-fraction {}: must lie strictly between 0 and 1", opt.test_fraction));
+  o.test_fraction = opt.test_fraction;
+  o.noise_precision = opt.noise_precision;
+  o.seed = opt.common.seed;
+  study::Problem p = study::csv_problem(o);
+  try {
+    study::check_problem(p);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--hidden {}: {}", fmt::join(opt.hidden, ","), e.what()));
+  }
+  return p;
 }
 
 int run(const StudyOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const ThreadLimit limit(opt.common.threads);
-  const std::vector<std::uint64_t> seeds = run_seeds(opt);
-  std::vector<std::string> problems;
-  for (const std::string& p : study::problem_names())
-    if (opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), p) != opt.only.end())
-      problems.push_back(p);
+  run_seeds(opt);  // a bad --seed/--seeds pair is bad usage, found before anything else
+  if (opt.csv.empty() && (!opt.target.empty() || opt.task_given || opt.hidden_given ||
+                          opt.test_fraction_given || opt.noise_given))
+    throw UsageError(
+        "--target, --task, --hidden, --test-fraction and --noise-precision belong to --csv FILE");
+  study::RunOptions ro;
+  ro.out = opt.common.out;
+  ro.seed = opt.common.seed;
+  ro.seeds = opt.seeds;
+  ro.quick = opt.quick;
+  ro.timing = !opt.no_timing;
+  ro.threads = opt.common.threads;
   study::StudySettings settings;
   settings.quick = opt.quick;
-  if (std::find(problems.begin(), problems.end(), "uci_boston") != problems.end())
-    settings.boston = locate_boston(opt);
-  require_writable_folder("--out", opt.common.out);  // before any fitting
-  plot::find_gnuplot();  // a missing gnuplot fails now (exit 1), not after minutes of fitting
-
-  study::StudyRun run;
-  run.seeds = seeds;
-  run.quick = opt.quick;
-  run.timing = !opt.no_timing;
-  bool all_ok = true;
-  for (const std::string& name : problems) {
-    const auto p0 = std::chrono::steady_clock::now();
-    run.problems.push_back(run_seeds_of(name, settings, seeds));
-    const study::ProblemSeeds& ps = run.problems.back();
-    std::string failed, poor;
-    for (std::size_t k = 0; k < ps.runs.size(); ++k)
-      for (const study::MethodRecord& m : ps.runs[k].methods) {
-        const std::string which =
-            seeds.size() > 1 ? fmt::format(" {} (seed {})", m.name, seeds[k]) : " " + m.name;
-        if (m.status == "failed") {
-          failed += which;
-          all_ok = false;
-        } else if (m.health != "ok") {
-          poor += which;
-        }
-      }
-    const study::ProblemRecord& p = ps.base();
-    fmt::print(
-        "{:<27} P = {:<4} {} methods × {} seed{}, {} iterations each, {:.1f} s{}{}\n", name,
-        p.parameters, p.methods.size(), seeds.size(), seeds.size() == 1 ? "" : "s", p.iterations,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count(),
-        failed.empty() ? "" : "; FAILED:" + failed, poor.empty() ? "" : "; poor fits:" + poor);
-    std::fflush(stdout);
+  std::vector<study::ProblemRunner> runners;
+  if (!opt.csv.empty()) {
+    auto problem = std::make_shared<const study::Problem>(table_problem(opt));
+    runners.push_back(
+        {problem->name,
+         [problem](const study::StudySettings& s) { return study::run_problem(*problem, s); },
+         true});
+    return study::run_study(runners, ro, settings);
   }
-  run.verdicts = study::study_verdicts(run.problems);
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  StagedFolder folder(opt.common.out);  // every file appears at the end, or none
-  study::write_study_folder(run, folder.path(), opt.common.threads);
-  folder.commit();
-
-  fmt::print("\nVerdicts{}:\n",
-             seeds.size() > 1
-                 ? fmt::format(" over {} seeds ({}–{})", seeds.size(), seeds.front(), seeds.back())
-                 : std::string());
-  for (const study::StudyVerdict& v : run.verdicts)
-    fmt::print("  [{}] {}: {} ({} of {} seed{} hold{})\n",
-               v.kind == study::ClaimKind::check ? (v.confirmed ? "check passed" : "check FAILED")
-                                                 : v.status(),
-               v.problem, v.claim, v.seeds_holding, v.seeds, v.seeds == 1 ? "" : "s",
-               v.seeds_holding == 1 ? "s" : "");
-  fmt::print("\nreport folder written: {} (open {} in a browser; numbers in results.json)\n",
-             opt.common.out.string(), (opt.common.out / "report.html").string());
-  if (!all_ok)
-    fmt::print(stderr, "ngvi study: error: some fits failed numerically (see the report)\n");
-  return all_ok ? exit_code::ok : exit_code::failed;
+  for (const std::string& p : study::problem_names())
+    if (opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), p) != opt.only.end())
+      runners.push_back(
+          {p, [p](const study::StudySettings& s) { return study::run_problem(p, s); }, false});
+  for (const study::ProblemRunner& r : runners)
+    if (r.name == "uci_boston") settings.boston = locate_boston(opt);
+  return study::run_study(runners, ro, settings);
 }
 
 }  // namespace
@@ -182,7 +158,7 @@ Subcommand add_study_command(CLI::App& root) {
       "report.md, results.json, "
       "history/<problem>/seed_<seed>/<method>.csv and plots/ (SVG and PNG, drawn with gnuplot). "
       "Up to 3 minutes on 2 cores with the default 5 seeds; --quick (3 seeds) under 30 "
-      "seconds.");
+      "seconds. With --csv FILE --target COLUMN: the same study and report on your own table.");
   add_common_options(*cmd, opt->common,
                      "the report folder (created if missing; existing files in it are replaced)");
   cmd->add_flag("--quick", opt->quick,
@@ -198,6 +174,38 @@ Subcommand add_study_command(CLI::App& root) {
                 "files; default: off (times are written)");
   cmd->add_option("--problem", opt->only, "run only these problems (repeatable); default: all five")
       ->check(CLI::IsMember(study::problem_names()));
+  cmd->add_option("--csv", opt->csv,
+                  "run the study on this table instead of the built-in problems (CSV with a header "
+                  "line, one number per cell, as `ngvi fit --csv` reads it); needs --target")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--target", opt->target, "the target column of --csv (its header name)");
+  cmd->add_option("--task", opt->task,
+                  "with --csv: regression (Gaussian likelihood, target standardised) or "
+                  "classification (Bernoulli-logit; the target holds the labels 0 and 1)")
+      ->check(CLI::IsMember({"regression", "classification"}))
+      ->capture_default_str()
+      ->each([opt](const std::string&) { opt->task_given = true; });
+  cmd->add_option("--hidden", opt->hidden,
+                  "with --csv: hidden layer widths of the tanh network, comma-separated (e.g. "
+                  "50,50); 0 = no hidden layer (a model linear in θ, whose exact posterior the "
+                  "study computes for a regression). At most 1000 parameters (the curvature "
+                  "analyses' exact Hessians)")
+      ->delimiter(',')
+      ->check(integer_in<Eigen::Index>(0, 100000))
+      ->capture_default_str()
+      ->each([opt](const std::string&) { opt->hidden_given = true; });
+  cmd->add_option("--test-fraction", opt->test_fraction,
+                  "with --csv: the fraction of the rows held out for the test metrics, chosen by "
+                  "--seed (the same split for every seed of the run)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str()
+      ->each([opt](const std::string&) { opt->test_fraction_given = true; });
+  cmd->add_option("--noise-precision", opt->noise_precision,
+                  "with --csv, a regression: τ, the Gaussian noise precision in standardised "
+                  "units (10: noise sd of 0.32 target standard deviations)")
+      ->check(positive_finite())
+      ->capture_default_str()
+      ->each([opt](const std::string&) { opt->noise_given = true; });
   cmd->add_option("--boston", opt->boston,
                   "the Boston housing folder in the UCI format (data.txt, index_*.txt); default: "
                   "the copy shipped with ngvi (data/uci/bostonHousing)");

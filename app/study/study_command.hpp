@@ -4,7 +4,9 @@
 // parallel, with the same results for any thread count), decides the verdicts over the seeds
 // (study_verdicts.hpp), and writes a report folder (study_folder.hpp): results.json, one history
 // CSV per problem, seed and method, the plots as SVG and PNG, report.html and report.md. The
-// folder's contents and results.json's schema are in app/study/README.md.
+// folder's contents and results.json's schema are in app/study/README.md. With --csv FILE
+// --target COLUMN the user's table is the one problem (app/study/csv_problem.hpp), run the same
+// way (app/study/study_run.hpp); a bad table or a network beyond the study's limits is bad usage.
 //
 // A progress bar per fit on stderr (when it is a terminal), one line per problem on stdout, the
 // verdicts at the end. Exit codes (app/cli/exit_codes.hpp): 2 for bad usage, including an --out

@@ -16,9 +16,9 @@
 
 #include <app/io/atomic_write.hpp>
 #include <app/io/json_file.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/plot/render.hpp>
 #include <app/report/write_report.hpp>
-#include <app/study/method_catalog.hpp>
 #include <app/study/seed_statistics.hpp>
 #include <app/study/study_folder.hpp>
 #include <app/study/study_summary.hpp>
@@ -727,6 +727,53 @@ report::Table hmc_scores_table(const ProblemSeeds& ps) {
   return t;
 }
 
+// VON with each remedy for an indefinite Hessian against the HMC reference, over the seeds
+// (RemedyRun, study_records.hpp): how many finished, the steps taken and those on which the
+// remedy fired, the test log-likelihood and the HMC scores of those that finished.
+report::Table remedy_table(const ProblemSeeds& ps) {
+  const ProblemRecord& p = ps.base();
+  report::Table t;
+  t.caption = fmt::format(
+      "VON (full) with each remedy for an indefinite Hessian (the study's run: clip_eigenvalues; "
+      "the others refitted with the remedy changed alone){}: steps taken and steps on which the "
+      "remedy fired, the test log-likelihood, and against the HMC reference the median log "
+      "sd-ratio, the log predictive sd-ratio at the points and the predictive mean's RMS "
+      "difference (over the fits that finished; the median log sd-ratio compares parameters, "
+      "in which the reference may not have converged — its diagnostics are above — while the "
+      "columns at the points compare function values)",
+      ps.runs.size() > 1 ? fmt::format(", mean ± sd over {} seeds", ps.runs.size()) : "");
+  t.header = {"remedy",
+              "finished (seeds)",
+              "steps",
+              "steps it fired on",
+              "test log-lik.",
+              "median log sd-ratio",
+              "log predictive sd-ratio at the points",
+              "predictive mean RMS difference"};
+  for (std::size_t k = 0; k < p.remedy_runs.size(); ++k) {
+    int finished = 0;
+    std::vector<double> steps, fired, ll, sd, point_sd, point_mean;
+    for (const ProblemRecord& r : ps.runs) {
+      if (k >= r.remedy_runs.size()) continue;
+      const RemedyRun& x = r.remedy_runs[k];
+      finished += x.status == "finished" ? 1 : 0;
+      steps.push_back(static_cast<double>(x.steps));
+      std::int64_t n = 0;
+      for (const auto& [name, count] : x.remedies) n = std::max(n, count);
+      fired.push_back(static_cast<double>(n));
+      ll.push_back(x.test_log_likelihood);
+      sd.push_back(x.hmc_scores ? x.hmc_scores->sd_log_ratio_median : nan);
+      point_sd.push_back(x.hmc_scores ? x.hmc_scores->point_sd_log_ratio : nan);
+      point_mean.push_back(x.hmc_scores ? x.hmc_scores->point_mean_error : nan);
+    }
+    t.rows.push_back({p.remedy_runs[k].remedy, fmt::format("{} of {}", finished, ps.runs.size()),
+                      mean_sd(steps, "{:.4g}"), mean_sd(fired, "{:.4g}"), mean_sd(ll),
+                      mean_sd(sd, "{:.3g}"), mean_sd(point_sd, "{:.3g}"),
+                      mean_sd(point_mean, "{:.3g}")});
+  }
+  return t;
+}
+
 // The statistic with its interval, for the report: "<what> = mean [low, high] (95% t-interval
 // over n seeds)", one seed's value, or a check's worst value.
 std::string statistic_text(const StudyVerdict& v) {
@@ -1003,10 +1050,20 @@ report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
       tally(run.verdicts, p.name))});
   if (p.reference)
     s.blocks.push_back(report::Paragraph{"Exact posterior: " + p.reference->how + "."});
+  if (!ps.not_evaluated.empty()) {
+    s.blocks.push_back(report::Paragraph{
+        fmt::format("Not evaluated on this problem ({} of the study's kinds of claim), and why:",
+                    ps.not_evaluated.size())});
+    report::List items;
+    for (const FindingNotEvaluated& f : ps.not_evaluated)
+      items.items.push_back({f.finding + ": " + f.reason + ".", "", ""});
+    s.blocks.push_back(std::move(items));
+  }
   s.blocks.push_back(summary_table(ps, run.timing));
   if (p.hmc) {
     s.blocks.push_back(hmc_diagnostics_table(ps));
     s.blocks.push_back(hmc_scores_table(ps));
+    if (!p.remedy_runs.empty()) s.blocks.push_back(remedy_table(ps));
   } else if (!p.hmc_absent.empty()) {
     s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
   }
@@ -1081,7 +1138,7 @@ report::Report build_report(const StudyRun& run, std::vector<PlannedFigure>& fig
 
   report::Section methods{"Methods", {}, "methods"};
   report::Table mt{"", {"method", "what it is"}, {}};
-  for (const MethodInfo& m : method_catalog()) mt.rows.push_back({m.label, m.what});
+  for (const MethodInfo& m : study_methods()) mt.rows.push_back({m.label, m.what});
   methods.blocks.push_back(mt);
   methods.blocks.push_back(report::Paragraph{
       "Every method starts from the same network weights (the model's initialisation from the "

@@ -1,10 +1,11 @@
 // results.json (study_json.hpp).
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <app/study/method_catalog.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/study/seed_statistics.hpp>
 #include <app/study/study_json.hpp>
 
@@ -23,6 +24,14 @@ json history_json(const std::vector<vi::HistoryRow>& rows, bool timing) {
   if (!timing)
     for (json& r : out) r.erase("seconds");
   return out;
+}
+
+// A method's scores against the HMC reference (null without them).
+json hmc_scores_json(const std::optional<HmcScores>& s) {
+  if (!s) return nullptr;
+  return {{"sd_log_ratio_median", s->sd_log_ratio_median},
+          {"point_sd_log_ratio", s->point_sd_log_ratio},
+          {"point_mean_error", s->point_mean_error}};
 }
 
 json method_json(const ProblemRecord& p, std::uint64_t seed, const MethodRecord& m, bool timing) {
@@ -52,11 +61,7 @@ json method_json(const ProblemRecord& p, std::uint64_t seed, const MethodRecord&
   if (m.at_points)
     j["at_points"] = {{"mean", vec(m.at_points->mean.reshaped())},
                       {"sd", vec(m.at_points->spread.reshaped())}};
-  j["hmc_scores"] = nullptr;
-  if (m.hmc_scores)
-    j["hmc_scores"] = {{"sd_log_ratio_median", m.hmc_scores->sd_log_ratio_median},
-                       {"point_sd_log_ratio", m.hmc_scores->point_sd_log_ratio},
-                       {"point_mean_error", m.hmc_scores->point_mean_error}};
+  j["hmc_scores"] = hmc_scores_json(m.hmc_scores);
   if (p.vi_optimum) {
     j["kl_from_vi_optimum"] = m.kl_from_vi_optimum ? json(*m.kl_from_vi_optimum) : json(nullptr);
     j["covariance_kl_from_vi_optimum"] =
@@ -143,6 +148,18 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
                                       {"status", r.status},
                                       {"from_iteration", r.from_iteration},
                                       {"slope", r.slope}});
+  j["von_remedies"] = json::array();
+  for (const RemedyRun& r : p.remedy_runs) {
+    json fired = json::object();
+    for (const auto& [k, v] : r.remedies) fired[k] = v;
+    j["von_remedies"].push_back({{"remedy", r.remedy},
+                                 {"status", r.status},
+                                 {"message", r.message},
+                                 {"steps", r.steps},
+                                 {"remedies", fired},
+                                 {"test_log_likelihood", r.test_log_likelihood},
+                                 {"hmc_scores", hmc_scores_json(r.hmc_scores)}});
+  }
   j["hmc_reference"] = nullptr;
   if (p.hmc) {
     const HmcReference& h = *p.hmc;
@@ -274,6 +291,10 @@ json problem_json(const ProblemSeeds& ps, bool timing) {
   j["summary"] = summary_json(ps);
   j["hmc_summary"] = hmc_summary_json(ps);
   j["hmc_reference_absent"] = p.hmc ? json(nullptr) : json(p.hmc_absent);
+  j["user_problem"] = ps.user_problem;
+  j["findings_not_evaluated"] = json::array();
+  for (const FindingNotEvaluated& f : ps.not_evaluated)
+    j["findings_not_evaluated"].push_back({{"finding", f.finding}, {"reason", f.reason}});
   j["evaluation_points_what"] = p.evaluation_points_what;
   j["evaluation_points"] = json::array();
   for (Eigen::Index i = 0; i < p.evaluation_points.rows(); ++i)
@@ -296,8 +317,8 @@ json results_json(const StudyRun& run) {
   j["timings"] = run.timing;
   if (run.timing) j["seconds"] = run.seconds;
   j["methods"] = json::array();
-  for (const MethodInfo& m : method_catalog())
-    j["methods"].push_back({{"name", m.key}, {"label", m.label}, {"what", m.what}});
+  for (const MethodInfo& m : study_methods())
+    j["methods"].push_back({{"name", m.name}, {"label", m.label}, {"what", m.what}});
   j["problems"] = json::array();
   for (const ProblemSeeds& p : run.problems) j["problems"].push_back(problem_json(p, run.timing));
   j["verdicts"] = json::array();

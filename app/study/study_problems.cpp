@@ -3,8 +3,10 @@
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -58,12 +60,34 @@ void run_suites(const ProblemSetup& s, ProblemRecord& r) {
                    : fmt::format("Monte Carlo, {} draws", s.loop.elbo_samples);
   r.test_inputs = s.test->data().X;
   r.test_targets = s.targets.inverse_transform(s.test->data().Y).col(0);
-  r.methods = run_natural_gradient_methods(s);
-  for (MethodRecord& b : run_baseline_methods(s)) r.methods.push_back(std::move(b));
+  r.methods = run_methods(s);
   r.no_skill_log_likelihood =
       no_skill_log_likelihood(s.train->data().Y.col(0), s.test->data().Y.col(0),
                               is_classification(*s.train), s.targets.log_jacobian());
   for (MethodRecord& m : r.methods) assess_health(m, r.no_skill_log_likelihood);
+}
+
+// VON with each remedy for an indefinite Hessian (the study's own run, clip_eigenvalues, first;
+// then the refits of run_von_remedies), each scored against the problem's HMC reference when it
+// finished. Nothing without a full-covariance VON run; needs the HMC reference (r.hmc).
+void add_remedy_runs(const ProblemSetup& s, ProblemRecord& r) {
+  const auto von = std::find_if(r.methods.begin(), r.methods.end(),
+                                [](const MethodRecord& m) { return m.name == "von"; });
+  if (von == r.methods.end()) return;
+  auto add = [&](const std::string& remedy, const MethodRecord& m) {
+    RemedyRun run;
+    run.remedy = remedy;
+    run.status = m.status;
+    run.message = m.message;
+    run.steps = m.steps;
+    run.remedies = m.remedies;
+    run.test_log_likelihood = m.test_log_likelihood;
+    if (m.status == "finished" && m.at_points && m.marginal_sd.size() == r.parameters)
+      run.hmc_scores = score_against_hmc(m, *r.hmc);
+    r.remedy_runs.push_back(std::move(run));
+  };
+  add("clip_eigenvalues", *von);
+  for (const auto& [remedy, m] : run_von_remedies(s)) add(remedy, m);
 }
 
 // The HMC reference of a network problem (hmc_reference.hpp), every chain started at the MAP
@@ -166,6 +190,9 @@ ProblemRecord regression_1d_gap(const StudySettings& st) {
           ? HmcBudget{.warmup = 150, .draws = 150, .max_tree_depth = 5, .predictive_samples = 100}
           : HmcBudget{.warmup = 300, .draws = 300, .max_tree_depth = 9},
       r);
+  // VON's other remedies on this problem alone: four more full-covariance VON fits per seed are
+  // about a fifth of the study's time here, and would be as much again on two moons.
+  if (r.hmc) add_remedy_runs(s, r);
   return r;
 }
 
@@ -382,7 +409,169 @@ ProblemRecord uci_boston(const StudySettings& st) {
   return r;
 }
 
+// The design Φ of a model linear in θ, f(x; θ) = Φ(x)θ: column j is the output at θ = e_j (the
+// network's output at θ = 0 is 0: no dense layer without its weights). Cost: P forward passes.
+Eigen::MatrixXd linear_design(const NetworkModel& model) {
+  const Eigen::Index p = model.num_params();
+  Eigen::MatrixXd phi(model.num_examples(), p);
+  for (Eigen::Index j = 0; j < p; ++j)
+    phi.col(j) = model.outputs(Eigen::VectorXd::Unit(p, j)).col(0);
+  return phi;
+}
+
+// The closed-form posterior of a linear-Gaussian model, Λ = τΦᵀΦ + δI, μ = Λ⁻¹τΦᵀy (Bishop 2006,
+// §3.3), as the exact reference and the Gaussian VI optimum (the same, full covariance; the
+// mean field has the exact means with sd 1/√Λⱼⱼ). Cost: O(N·P² + P³).
+std::pair<ReferencePosterior, GaussianOptimum> linear_gaussian_posterior(const Eigen::MatrixXd& phi,
+                                                                         const Eigen::VectorXd& y,
+                                                                         double tau, double delta) {
+  const Eigen::Index p = phi.cols();
+  Eigen::MatrixXd precision = tau * phi.transpose() * phi;
+  precision.diagonal().array() += delta;
+  const Eigen::LLT<Eigen::MatrixXd> llt(precision);
+  const Eigen::MatrixXd covariance = llt.solve(Eigen::MatrixXd::Identity(p, p));
+  const Eigen::VectorXd mean = llt.solve(tau * phi.transpose() * y);
+  ReferencePosterior ref;
+  ref.how = "closed form: Λ = τΦᵀΦ + δI, μ = Λ⁻¹τΦᵀy";
+  ref.mean = mean;
+  ref.sd = covariance.diagonal().cwiseSqrt();
+  ref.mean_field_sd = precision.diagonal().cwiseInverse().cwiseSqrt();
+  for (Eigen::Index j = 0; j < p; ++j) {
+    const Eigen::VectorXd x =
+        Eigen::VectorXd::LinSpaced(200, mean(j) - 4.5 * ref.sd(j), mean(j) + 4.5 * ref.sd(j));
+    ref.marginal_x.push_back(x);
+    ref.marginal_density.push_back(normal_density(x, mean(j), ref.sd(j)));
+  }
+  GaussianOptimum optimum;
+  optimum.how = "closed form: the exact posterior N(μ, Λ⁻¹); mean field: μ with sd 1/√Λⱼⱼ";
+  optimum.mean = mean;
+  optimum.covariance = covariance;
+  optimum.mean_field_mean = mean;
+  optimum.mean_field_sd = ref.mean_field_sd;
+  return {std::move(ref), std::move(optimum)};
+}
+
+// Why a user's problem has no HMC reference, or an empty string if it gets one.
+std::string user_hmc_absent(const Problem& p, bool exact_reference) {
+  const Eigen::Index params = p.train->num_params(), n = p.train->num_examples();
+  if (exact_reference)
+    return "not computed: the exact posterior is known (the reference the methods are checked "
+           "against)";
+  if (params * n > hmc_work_limit)
+    return fmt::format(
+        "not computed, for the time budget: P·N = {}·{} = {} exceeds the study's limit of {} "
+        "(two moons, P·N = 65·200 = 13 000, takes about 20 s of one core per seed for 4 × 1300 "
+        "NUTS transitions of about 80 gradients each, and a gradient costs about P·N)",
+        params, n, params * n, hmc_work_limit);
+  return {};
+}
+
 }  // namespace
+
+void check_problem(const Problem& p) {
+  const std::string who = "ngvi::app::study::run_problem";
+  if (p.name.empty() || !std::all_of(p.name.begin(), p.name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-';
+      }))
+    throw std::invalid_argument(fmt::format(
+        "{}: the problem's name '{}' must be letters, digits, '_' and '-' (it names files)", who,
+        p.name));
+  if (!p.train || !p.test)
+    throw std::invalid_argument(fmt::format("{}: problem '{}' has no {} model", who, p.name,
+                                            p.train ? "test" : "training"));
+  const bool classification = is_classification(*p.train);
+  if (!classification && !p.train->likelihood().holds<nn::GaussianFixedNoise>())
+    throw std::invalid_argument(fmt::format(
+        "{}: problem '{}': the study supports the GaussianFixedNoise and BernoulliLogit "
+        "likelihoods, not {}",
+        who, p.name, p.train->likelihood().held_name()));
+  if (p.test->likelihood().held_name() != p.train->likelihood().held_name() ||
+      p.test->num_params() != p.train->num_params() ||
+      p.test->data().X.cols() != p.train->data().X.cols() || p.train->net().output_dim() != 1)
+    throw std::invalid_argument(fmt::format(
+        "{}: problem '{}': the training and test models must be the same one-output network and "
+        "likelihood (P = {} and {}, {} and {} inputs, {} outputs)",
+        who, p.name, p.train->num_params(), p.test->num_params(), p.train->data().X.cols(),
+        p.test->data().X.cols(), p.train->net().output_dim()));
+  if (classification)
+    for (const NetworkModel* m : {p.train.get(), p.test.get()})
+      for (Eigen::Index i = 0; i < m->num_examples(); ++i)
+        if (const double y = m->data().Y(i, 0); y != 0.0 && y != 1.0)
+          throw std::invalid_argument(fmt::format(
+              "{}: problem '{}': a Bernoulli-logit label must be 0 or 1; {} example {} has {}", who,
+              p.name, m == p.train.get() ? "training" : "test", i, y));
+  if (p.train->num_params() > curvature_parameter_limit)
+    throw std::invalid_argument(fmt::format(
+        "{}: problem '{}' has P = {} parameters; the study's curvature analyses (exact P×P "
+        "Hessians at every history row of every fit) are limited to P ≤ {}: use a smaller network",
+        who, p.name, p.train->num_params(), curvature_parameter_limit));
+}
+
+ProblemRecord run_problem(const Problem& p, const StudySettings& st) {
+  check_problem(p);
+  const bool classification = is_classification(*p.train);
+  const bool linear = linear_in_parameters(*p.train);
+  ProblemSetup s = setup_for(p.name, *p.train, *p.test, st);
+  s.targets = p.targets;
+  s.prior_precision = p.prior_precision;
+  s.steps = p.steps;
+  const Eigen::Index params = p.train->num_params();
+  s.full_covariance = params <= full_covariance_parameter_limit;
+  // A minibatch no smaller than the training set is the full batch (the fit loop refuses it).
+  const Eigen::Index n = p.train->num_examples();
+  s.loop = loop_for(st.quick ? p.quick_epochs : p.epochs, p.minibatch >= n ? 0 : p.minibatch, n,
+                    st.quick ? 6 : 30, st);
+  ProblemRecord r = record_for(p.name, p.title.empty() ? p.name : p.title, p.description,
+                               classification ? "classification" : "regression");
+  const Eigen::MatrixXd phi = linear ? linear_design(*p.train) : Eigen::MatrixXd();
+  const Eigen::VectorXd y = p.train->data().Y.col(0);
+  std::optional<ReferencePosterior> reference = p.reference;
+  std::optional<GaussianOptimum> optimum = p.vi_optimum;
+  if (linear && !classification) {
+    s.quadratic_loss = true;
+    const double tau = p.train->likelihood().get_if<nn::GaussianFixedNoise>()->precision();
+    if (!reference || !optimum) {
+      auto [ref, opt] = linear_gaussian_posterior(phi, y, tau, p.prior_precision);
+      if (!reference) reference = std::move(ref);
+      if (!optimum) optimum = std::move(opt);
+    }
+    r.design = phi;
+    r.targets = y;
+    r.noise_precision = tau;
+  } else if (linear) {
+    s.logistic_design = phi;
+    if (!optimum) optimum = logistic_gaussian_optimum(phi, y, p.prior_precision);
+    r.design = phi;
+    r.targets = y;
+  }
+  if (params <= small_problem_parameters)
+    for (Eigen::Index j = 0; j < params; ++j)
+      r.parameter_names.push_back(fmt::format("theta{}", j + 1));
+  r.reference = std::move(reference);
+  // Evaluation points only where there is an HMC reference to compare the predictives with.
+  r.hmc_absent = user_hmc_absent(p, r.reference.has_value());
+  if (r.hmc_absent.empty()) {
+    s.evaluation_points = p.evaluation_points.size() > 0
+                              ? p.evaluation_points
+                              : Eigen::MatrixXd(p.test->data().X.topRows(
+                                    std::min<Eigen::Index>(10, p.test->num_examples())));
+    r.evaluation_points_what =
+        p.evaluation_points.size() > 0
+            ? fmt::format("{} points given with the problem", p.evaluation_points.rows())
+            : fmt::format("the first {} test inputs (standardised)", s.evaluation_points.rows());
+  }
+  run_suites(s, r);
+  if (optimum) add_vi_optimum(s, std::move(*optimum), r);
+  if (r.hmc_absent.empty())
+    add_hmc_reference(
+        s,
+        st.quick
+            ? HmcBudget{.warmup = 150, .draws = 150, .max_tree_depth = 6, .predictive_samples = 100}
+            : HmcBudget{.warmup = 300, .draws = 1000, .max_tree_depth = 7},
+        r);
+  return r;
+}
 
 ProblemRecord run_problem(const std::string& name, const StudySettings& settings) {
   if (name == "regression_1d_gap") return regression_1d_gap(settings);

@@ -81,7 +81,7 @@ struct HmcScores {
 };
 
 struct MethodRecord {
-  std::string name;    // the method's key (method_catalog.hpp)
+  std::string name;    // the method's name (app/methods/method_info.hpp)
   std::string status;  // vi::FitStatus as text
   std::string message;
   std::string health = "ok";  // "ok", "poor" or "diverged" (fit_health.hpp), with the reason
@@ -145,6 +145,20 @@ struct SampleSizeRun {
   std::vector<std::string> status;  // vi::FitStatus of each fit, as text
   std::int64_t from_iteration = 0;  // the first iteration averaged over
   double slope = 0.0;  // least-squares slope of log(error) on log(S); −½ for error ∝ 1/√S
+};
+
+// VON refitted with one remedy for an indefinite Hessian (vi::VonRemedy, inference/von_remedy.hpp)
+// on the gap problem, which has an HMC reference: the study's VON run uses clip_eigenvalues; these
+// refits change the remedy alone (method_suites.hpp, run_von_remedies) and are scored against the
+// same reference.
+struct RemedyRun {
+  std::string remedy;  // vi::VonRemedy as text ("fail", "reject_step", ...)
+  std::string status;  // vi::FitStatus as text
+  std::string message;
+  std::int64_t steps = 0;  // steps taken (fewer than the loop's when the fit stopped)
+  std::map<std::string, std::int64_t> remedies;  // remedy → steps it fired on (vi::Counters)
+  double test_log_likelihood = 0.0;
+  std::optional<HmcScores> hmc_scores;  // absent when the fit did not finish
 };
 
 // An exact posterior to compare the methods with: closed form (Bayesian linear regression) or
@@ -230,6 +244,9 @@ struct ProblemRecord {
   // and diagonal VOGN at their fixed points against it, for S = 1, 4, 16, 64.
   std::optional<GaussianOptimum> vi_optimum;
   std::vector<SampleSizeRun> sample_size;
+  // VON with each remedy for an indefinite Hessian, scored against the HMC reference: the gap
+  // problem only (empty elsewhere).
+  std::vector<RemedyRun> remedy_runs;
 };
 
 }  // namespace ngvi::app::study

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include <app/study/method_catalog.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/study/problem_seeds.hpp>
 #include <app/study/seed_statistics.hpp>
 #include <app/study/study_records.hpp>

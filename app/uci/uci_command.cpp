@@ -16,6 +16,7 @@
 #include <app/cli/ranks.hpp>
 #include <app/io/json_file.hpp>
 #include <app/io/staged_folder.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/methods/method_settings.hpp>
 #include <app/uci/published_results.hpp>
 #include <app/uci/uci_command.hpp>
@@ -48,15 +49,16 @@ double median_of(std::vector<double> v) {
 
 nlohmann::json to_json(const UciRun& run, const MethodSettings& s, RegressionLikelihood lik) {
   nlohmann::json j;
-  j["method"] = method_name(s.method);
-  j["likelihood"] = regression_likelihood_name(
-      s.method == Method::laplace ? RegressionLikelihood::gaussian : lik);
+  const MethodInfo& method = tool_method(s.method);
+  j["method"] = method.name;
+  j["likelihood"] =
+      regression_likelihood_name(method.laplace ? RegressionLikelihood::gaussian : lik);
   j["settings"] = {{"prior_precision", s.prior_precision},
                    {"max_epochs", epochs_of(s)},
                    {"minibatch", s.minibatch},
                    {"learning_rate", learning_rate_of(s)}};
-  if (s.method == Method::von) j["settings"]["von_remedy"] = von_remedy_setting_name(s.von_remedy);
-  if (s.method == Method::vogn)
+  if (method.name == "von") j["settings"]["von_remedy"] = von_remedy_setting_name(s.von_remedy);
+  if (method.name == "vogn")
     j["settings"]["vogn_curvature"] = vogn_curvature_setting_name(s.vogn_curvature);
   j["rmse"] = {{"mean", run.rmse.mean}, {"standard_error", run.rmse.standard_error}};
   j["log_likelihood"] = {{"mean", run.log_likelihood.mean},
@@ -146,30 +148,31 @@ std::string fingerprint(const UciData& d, const UciCommandOptions& opt) {
 
 int run(const UciCommandOptions& opt, const Ranks& ranks) {
   const ThreadLimit limit(opt.common.threads);
-  std::vector<Method> methods;
+  std::vector<std::string> methods;  // their names in the method table
   UciData data;
   // Every input is read and checked, on every rank, before any fit starts.
   ranks.on_every_rank([&] {
     require_existing_folder("--json", opt.json);
     if (ranks.leader()) require_writable_folder("--out", opt.common.out);  // rank 0 writes
-    for (const std::string& m : opt.methods) methods.push_back(parse_method(m));
-    if (opt.protocol.likelihood == RegressionLikelihood::student_t &&
-        std::find(methods.begin(), methods.end(), Method::laplace) != methods.end())
-      throw UsageError(
-          "--likelihood student-t is not available for --method laplace (its evidence search and "
-          "linearised predictive are Gaussian)");
+    for (const std::string& m : opt.methods) {
+      const MethodInfo& method = tool_method(m);
+      if (opt.protocol.likelihood == RegressionLikelihood::student_t && method.laplace)
+        throw UsageError("--likelihood student-t is not available for --method " + method.name +
+                         " (its evidence search and linearised predictive are Gaussian)");
+      methods.push_back(method.name);
+    }
     data = load_uci_data(opt.protocol);
   });
   ranks.require_same("the data and seed", fingerprint(data, opt));
 
   // Each rank runs its share of the splits (all of them on one rank); every rank gets all.
   std::vector<UciRun> runs;
-  for (const Method m : methods) {
+  for (const std::string& m : methods) {
     UciProtocolOptions p = opt.protocol;
     p.method.method = m;
     p.seed = opt.common.seed;
     fmt::print(
-        stderr, "ngvi uci: {} on {}{} ...\n", method_name(m), p.data.string(),
+        stderr, "ngvi uci: {} on {}{} ...\n", m, p.data.string(),
         ranks.size() > 1 ? fmt::format(", splits dealt to {} ranks", ranks.size()) : std::string());
     UciRun mine;
     ranks.on_every_rank([&] { mine = run_uci_protocol(p, data, ranks.rank(), ranks.size()); });
@@ -186,7 +189,7 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
   const std::size_t n_splits = first.splits.size();
   fmt::print(
       "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
-      "± standard error over splits.\n{} (laplace: τ and δ by the Laplace evidence on the "
+      "± standard error over splits.\n{} (map_laplace: τ and δ by the Laplace evidence on the "
       "training set); seed {}.\n\n",
       first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units,
       opt.protocol.validation_folds == 0
@@ -222,7 +225,7 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
     }
     fmt::print(
         "{:<34} {:>16} {:>17} {:>10.3g} {:>9.3g} {:>8.0f} {:>9.1f}{}\n",
-        std::string("ngvi ") + method_name(methods[i]) +
+        "ngvi " + methods[i] +
             (opt.protocol.ensemble > 1 ? fmt::format(", ensemble of {}", opt.protocol.ensemble)
                                        : std::string()) +
             (opt.protocol.likelihood == RegressionLikelihood::student_t ? ", student-t" : ""),
@@ -309,13 +312,13 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       "epochs as the best of each quarter of the method's epochs; the step size and minibatch stay "
       "as set below. Then the network is trained on the whole training set with the chosen τ, δ "
       "and epochs and scored on the test set: RMSE and mean log-likelihood in original units (100 "
-      "posterior samples). laplace uses no inner split: τ and δ maximise the Laplace (type-II) "
+      "posterior samples). map_laplace uses no inner split: τ and δ maximise the Laplace (type-II) "
       "marginal likelihood of the whole training set — a search over the ratio δ/τ (start "
       "δ₀/τ₀, factors of 10, then √10; one MAP fit of the full epochs and one full-GGN Laplace "
       "approximation each), the overall scale in closed form — and the test metrics use the "
       "linearised (GLM) predictive. --ensemble K > 1 scores the equally weighted mixture of K "
       "networks trained from independent starts at the chosen settings (a deep ensemble; for "
-      "laplace a mixture of Laplace approximations, each member at its own evidence-optimal "
+      "map_laplace a mixture of Laplace approximations, each member at its own evidence-optimal "
       "scale). Mean ± standard error over splits. Splits run in parallel; "
       "results are "
       "identical for any --threads. The table shows published figures for the same data set "
@@ -328,20 +331,8 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
   cmd->add_option("--data", p.data, "the data set's folder (required)")
       ->required()
       ->check(CLI::ExistingDirectory);
-  std::string names;
-  for (const Method x : all_methods)
-    names += std::string(names.empty() ? "" : ", ") + method_name(x);
-  cmd->add_option("--method", opt->methods,
-                  "the method (repeatable: each runs in turn, one table row each): " + names +
-                      "; default: vogn")
-      ->check([](const std::string& s) {
-        try {
-          parse_method(s);
-          return std::string();
-        } catch (const UsageError& e) {
-          return std::string(e.what());
-        }
-      });
+  add_method_option(*cmd, opt->methods,
+                    "the method, default vogn (repeatable: each runs in turn, one table row each)");
   cmd->add_option("--splits", p.splits,
                   "run the first K splits; default: 0 = all of the folder's splits")
       ->check(integer_in(0, 1000000))
@@ -355,11 +346,11 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       ->capture_default_str();
   cmd->add_option("--prior-precision", m.prior_precision,
                   "δ₀, the prior precision (prior N(0, 1/δ) on every weight, standardised units) "
-                  "at which the τ search runs (laplace: the start δ₀/τ₀ of its ratio search)")
+                  "at which the τ search runs (map_laplace: the start δ₀/τ₀ of its ratio search)")
       ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option("--prior-precisions", p.prior_precisions,
-                  "the prior precisions δ tried at the best τ, e.g. 0.1,1,10 (not laplace); "
+                  "the prior precisions δ tried at the best τ, e.g. 0.1,1,10 (not map_laplace); "
                   "default: none, δ stays at δ₀ (on Boston's 91-row validation sets that grid "
                   "overfits them and VOGN's test LL got worse; docs/uci.md)")
       ->delimiter(',')
@@ -367,29 +358,30 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       ->capture_default_str();
   cmd->add_option(
          "--epochs", m.epochs,
-         "epochs of each tuning fit (the chosen number is the best quarter of it; laplace: "
+         "epochs of each tuning fit (the chosen number is the best quarter of it; map_laplace: "
          "all of them); "
-         "default: 0 = the method's own (vogn, ivon, noisy-kfac 200; von 40; map 1000, "
-         "laplace 2000; noisy-adam, bbb 800)")
+         "default: 0 = the method's own (" +
+             default_epochs_text() + ")")
       ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
   cmd->add_option("--minibatch", m.minibatch, "minibatch size M")
       ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
       ->capture_default_str();
   cmd->add_option("--learning-rate", m.learning_rate,
-                  "step size of the mean; default: 0 = the method's own (vogn, noisy-adam, "
-                  "noisy-kfac, bbb, map, laplace 0.01; ivon 0.05; von 0.1)")
+                  "step size of the mean; default: 0 = the method's own (" +
+                      default_learning_rate_text() + ")")
       ->check(nonnegative_finite())
       ->capture_default_str();
   add_von_remedy_option(*cmd, m);
   add_vogn_curvature_option(*cmd, m);
-  cmd->add_option("--likelihood", p.likelihood,
-                  "the networks' likelihood: gaussian (N(f, 1/τ), the published protocol's) or "
-                  "student-t (Student-t with scale 1/√τ and ν degrees of freedom: heavier tails; "
-                  "ν is chosen from --degrees-of-freedom with τ, δ and the epochs, one τ search "
-                  "per ν, so the tuning costs about that many times more; not laplace; on Boston, "
-                  "map, --validation-folds 1, --ensemble 10, seeds 1-3, it raised the mean test LL "
-                  "from -2.451 to -2.284 at RMSE 2.62 against 2.59)")
+  cmd->add_option(
+         "--likelihood", p.likelihood,
+         "the networks' likelihood: gaussian (N(f, 1/τ), the published protocol's) or "
+         "student-t (Student-t with scale 1/√τ and ν degrees of freedom: heavier tails; "
+         "ν is chosen from --degrees-of-freedom with τ, δ and the epochs, one τ search "
+         "per ν, so the tuning costs about that many times more; not map_laplace; on Boston, "
+         "map, --validation-folds 1, --ensemble 10, seeds 1-3, it raised the mean test LL "
+         "from -2.451 to -2.284 at RMSE 2.62 against 2.59)")
       ->transform(CLI::CheckedTransformer(
                       std::map<std::string, RegressionLikelihood>{
                           {"gaussian", RegressionLikelihood::gaussian},
@@ -416,12 +408,12 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
                   "validation sets VOGN's test LL is worse than with 3 folds); 0: no tuning, every "
                   "split fits τ = --initial-noise-precision, δ = --prior-precision and all the "
                   "epochs (the PyTorch reference's protocol: its settings were tuned once, on "
-                  "split 0's training rows); not laplace")
+                  "split 0's training rows); not map_laplace")
       ->check(integer_in(0, 20))
       ->capture_default_str();
   cmd->add_option("--max-tuning-fits", p.max_tuning_fits,
                   "settings (τ, δ) tried per training split, at most, each K fits of the "
-                  "cross-validation (student-t: per ν; laplace: MAP + Laplace fits on the "
+                  "cross-validation (student-t: per ν; map_laplace: MAP + Laplace fits on the "
                   "training set)")
       ->check(integer_in(1, 64))
       ->capture_default_str();
@@ -432,14 +424,15 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
   cmd->add_option("--test-samples", p.test_samples, "posterior samples for the test metrics")
       ->check(integer_in(1, 100000))
       ->capture_default_str();
-  cmd->add_option("--ensemble", p.ensemble,
-                  "K: the final predictor is the equal-weight mixture of K networks trained on the "
-                  "whole training set from K independent starts, with the τ, δ and epochs chosen "
-                  "once per split as above (laplace: K − 1 more MAP + Laplace fits at the chosen "
-                  "ratio δ/τ, each with its own evidence-optimal τ and δ); the test "
-                  "log-likelihood is that of the mixture (log-mean-exp of the members' densities) "
-                  "and the RMSE that of its mean; costs K − 1 more final fits per split; 1: a "
-                  "single network")
+  cmd->add_option(
+         "--ensemble", p.ensemble,
+         "K: the final predictor is the equal-weight mixture of K networks trained on the "
+         "whole training set from K independent starts, with the τ, δ and epochs chosen "
+         "once per split as above (map_laplace: K − 1 more MAP + Laplace fits at the chosen "
+         "ratio δ/τ, each with its own evidence-optimal τ and δ); the test "
+         "log-likelihood is that of the mixture (log-mean-exp of the members' densities) "
+         "and the RMSE that of its mean; costs K − 1 more final fits per split; 1: a "
+         "single network")
       ->check(integer_in(1, 100))
       ->capture_default_str();
   cmd->add_flag("-v,--verbose", opt->verbose,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <app/methods/method_info.hpp>
 #include <app/uci/cross_validation_search.hpp>
 #include <app/uci/evidence_search.hpp>
 #include <app/uci/uci_protocol.hpp>
@@ -54,10 +55,11 @@ void validate(const UciProtocolOptions& o) {
     throw std::invalid_argument(who + "ensemble must be in [1, 100], got " +
                                 std::to_string(o.ensemble));
   if (o.likelihood == RegressionLikelihood::student_t) {
-    if (o.method.method == Method::laplace)
-      throw std::invalid_argument(who +
-                                  "likelihood student-t is not available for method laplace (its "
-                                  "evidence search and linearised predictive are Gaussian)");
+    if (tool_method(o.method.method).laplace)
+      throw std::invalid_argument(
+          who +
+          "likelihood student-t is not available for method map_laplace (its "
+          "evidence search and linearised predictive are Gaussian)");
     if (o.degrees_of_freedom.empty())
       throw std::invalid_argument(who + "degrees_of_freedom is empty; give at least one ν");
     for (const double nu : o.degrees_of_freedom)
@@ -117,7 +119,7 @@ UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int pa
       const int s = mine[static_cast<std::size_t>(i)];
       const nn::UciSplit& split = data.splits[static_cast<std::size_t>(s)];
       run.splits[static_cast<std::size_t>(i)] =
-          o.method.method == Method::laplace
+          tool_method(o.method.method).laplace
               ? evidence_search(o, split, s, run.hidden_units)
               : cross_validation_search(o, split, s, run.hidden_units);
     }

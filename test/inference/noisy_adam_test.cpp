@@ -81,7 +81,7 @@ void check_means(const VectorXd& mean, const ngvi::test::ConjugateLinear& f) {
 // against a transcription of the algorithm's lines, with the same draws: w ~ N(μ, (λ/N)/(f + γ)),
 // v = −ĝ(w) − γw, m ← β₁m + (1−β₁)v, f ← β₂f + (1−β₂)·mean gᵢ², μ ← μ + α·m/(1−β₁ᵏ)/√(f + γ) with
 // f NOT bias-corrected, and q's precision (N/λ)(f + γ); once from Algorithm 1's f₀ = 0 and once
-// from the tool's f₀ = 1 (app/methods/fit_baselines.cpp). λ = 0.5 so that γ = λδ/N is told apart
+// from the tool's f₀ = 1 (app/methods/method_table.hpp). λ = 0.5 so that γ = λδ/N is told apart
 // from δ/N. The transcription's gradient is the linear model's closed form −τ(yᵢ − φᵢᵀw)φᵢ.
 BOOST_AUTO_TEST_CASE(two_steps_match_algorithm_1_line_by_line) {
   const auto f = ngvi::test::make_conjugate_linear(12, 2, 4.0, 2.0, 3);

@@ -20,7 +20,7 @@ endfunction()
 # vogn and laplace (Gaussian); map with the Student-t likelihood (its chosen ν travels too).
 foreach(config gaussian student_t)
   if(config STREQUAL "gaussian")
-    set(args ${common} --method vogn --method laplace)
+    set(args ${common} --method vogn --method map_laplace)
   else()
     set(args ${common} --method map --likelihood student-t --degrees-of-freedom 4,10)
   endif()
