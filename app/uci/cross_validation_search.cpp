@@ -1,4 +1,9 @@
-// cross_validation_search (app/uci/cross_validation_search.hpp).
+// cross_validation_search (app/uci/cross_validation_search.hpp): SplitRunner cuts the training
+// rows into the inner fold(s), searches τ (for each ν of student-t) and then δ by the validation
+// log-likelihood of every fold's validation rows, which also picks the epochs, and fits and scores
+// the final network (or ensemble) on the whole training set. What it shares with the evidence
+// search (the problems, the streams of draws, the test scoring, the log-scale search) is
+// app/uci/split_fits.hpp.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,7 +25,8 @@ namespace {
 
 using namespace uci;
 
-// The inner-split search (steps 1–3 of app/uci/uci_protocol.hpp) for every method but laplace.
+// The inner-split search (steps 1–3 of app/uci/uci_protocol.hpp) for every method but
+// map_laplace.
 class SplitRunner {
  public:
   SplitRunner(const UciProtocolOptions& o, const nn::UciSplit& data, int split, Eigen::Index hidden)

@@ -1,4 +1,4 @@
-// The hyperparameter search of a UCI split for every method but laplace (steps 1–3 of
+// The hyperparameter search of a UCI split for every method but map_laplace (steps 1–3 of
 // app/uci/uci_protocol.hpp): the inner validation split(s) of the training set, the search over
 // the noise precision τ (and ν for student-t) and the prior precision δ by the validation
 // log-likelihood, which also chooses the epochs, then the final fit(s) on the whole training set

@@ -1,4 +1,8 @@
-// evidence_search (app/uci/evidence_search.hpp).
+// evidence_search (app/uci/evidence_search.hpp): EvidenceRunner searches the ratio r = δ/τ,
+// each candidate one MAP fit and its full-GGN Laplace approximation whose evidence is maximised
+// over the scale c in closed form, then fits an ensemble's further members at the chosen r and
+// scores the linearised predictive on the test set. What it shares with the cross-validation
+// search is app/uci/split_fits.hpp.
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -21,7 +25,7 @@ namespace {
 
 using namespace uci;
 
-// laplace's type-II maximum-likelihood search over r = δ/τ on the whole training set
+// map_laplace's type-II maximum-likelihood search over r = δ/τ on the whole training set
 // (app/uci/uci_protocol.hpp).
 class EvidenceRunner {
  public:

@@ -1,4 +1,4 @@
-// laplace's hyperparameter search of a UCI split (app/uci/uci_protocol.hpp): type-II maximum
+// map_laplace's hyperparameter search of a UCI split (app/uci/uci_protocol.hpp): type-II maximum
 // likelihood on the whole training set over the ratio r = δ/τ, each MAP + Laplace fit's evidence
 // maximised over the scale in closed form, then the linearised predictive of the best fit (and of
 // an ensemble's further members) scored on the test set.

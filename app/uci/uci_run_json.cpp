@@ -1,4 +1,6 @@
-// encode_uci_run and decode_uci_run (app/uci/uci_run_json.hpp).
+// encode_uci_run and decode_uci_run (app/uci/uci_run_json.hpp): every field of a UciRun, the
+// tuning fits included, as JSON arrays and objects in CBOR; the means and standard errors are not
+// sent but recomputed by the receiver.
 #include <cstdint>
 #include <string>
 #include <utility>
