@@ -303,7 +303,9 @@ BOOST_AUTO_TEST_CASE(classification_and_counts) {
   check_model(het, start(het, 12), "heteroscedastic");
 }
 
-// Dense layers without a bias (first and last), a likelihood parameter after the network's.
+// Dense layers without a bias (first and last), a likelihood parameter after the network's; and
+// a last layer without a bias that ends θ (nothing follows it: a bias write there would run past
+// each gradient row, which the ASan build reports).
 BOOST_AUTO_TEST_CASE(layers_without_a_bias) {
   const nn::Supervised model(
       nn::Sequential{nn::Dense(3, 6, nn::Bias::none), nn::Tanh{}, nn::Dense(6, 4), nn::Softplus{},
@@ -314,6 +316,14 @@ BOOST_AUTO_TEST_CASE(layers_without_a_bias) {
   check_model(model, th, "layers without a bias");
   check_thread_invariance(model, th, "layers without a bias");
   check_gradient_moments(model, th, "layers without a bias");
+  const nn::Supervised last(
+      nn::Sequential{nn::Dense(3, 5), nn::Tanh{}, nn::Dense(5, 2, nn::Bias::none)},
+      nn::GaussianFixedNoise(1.5, 2), make_data(15, 3, 2, 15, 0));
+  const Eigen::VectorXd tl = start(last, 16);
+  BOOST_TEST(last.num_params() == 15 + 5 + 10);
+  check_model(last, tl, "last layer without a bias, nothing after it");
+  check_thread_invariance(last, tl, "last layer without a bias, nothing after it");
+  check_gradient_moments(last, tl, "last layer without a bias, nothing after it");
 }
 
 BOOST_AUTO_TEST_CASE(squared_column_mean_is_the_mean_of_squares) {
