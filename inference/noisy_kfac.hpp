@@ -107,10 +107,12 @@ class NoisyKfac {
   using posterior_type = KroneckerGaussian;
 
   // M from the model's initialisation, Ā = S̄ = factor_init·I. Throws std::invalid_argument for
-  // bad options (naming the field) or a model with parameters outside its dense layers.
+  // bad options (naming the field), a dense layer without a bias, or a model with parameters
+  // outside its dense layers.
   NoisyKfac(const Model& model, const NoisyKfacOptions& options, Rng& rng)
       : model_(model), o_(options) {
     o_.validate("ngvi::vi::NoisyKfac");
+    nn::require_kfac_biases(model.net(), "ngvi::vi::NoisyKfac");
     n_ = static_cast<double>(model.num_examples());
     gamma_ = o_.kl_weight * o_.prior_precision / n_;
     mu_ = initial_mean(model, rng);

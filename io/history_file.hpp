@@ -10,9 +10,10 @@
 #include <filesystem>
 #include <vector>
 
+#include <io/atomic_write.hpp>
+
 #include <inference/callbacks.hpp>
 #include <inference/fit_result.hpp>
-#include <io/atomic_write.hpp>
 
 namespace ngvi::io {
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include <Eigen/Core>
-
-#include <inference/problems/uci_regression.hpp>
 #include <io/data_error.hpp>
 #include <io/numeric_table.hpp>
+
+#include <inference/problems/uci_regression.hpp>
 #include <nn/dataset.hpp>
 
 namespace ngvi::io {
@@ -46,7 +46,8 @@ inline UciSplit load_uci_split(const std::filesystem::path& dir, int split) {
     throw DataError(dir / "index_target.txt", 0, 0, "exactly one target column",
                     std::to_string(target.size()));
   s.target_column = target[0];
-  const nn::Dataset all = select_columns(table, s.feature_columns, {s.target_column}, dir / "data.txt");
+  const nn::Dataset all =
+      select_columns(table, s.feature_columns, {s.target_column}, dir / "data.txt");
   // owner[r] names the index file that listed data row r first (empty: none yet).
   std::vector<std::string> owner(static_cast<std::size_t>(all.size()));
   auto rows = [&](const std::string& name) {

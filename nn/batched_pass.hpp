@@ -78,14 +78,15 @@ void batched_forward(const M& model, const Eigen::VectorXd& theta,
 }
 
 // Writes into `row` (P entries) the θ-gradient implied by the δs of example i of the block:
-// dense weights δᵢaᵢᵀ, biases δᵢ; the caller fills the likelihood parameters. Cost: O(Σ in·out).
+// dense weights δᵢaᵢᵀ, biases δᵢ (layers that have one); the caller fills the likelihood
+// parameters. Cost: O(Σ in·out).
 inline void write_dense_rows(const Sequential& net, const BatchedPass& pass,
                              const std::vector<RowMatrixXd>& deltas, Eigen::Index i, double* row) {
   for (std::size_t k = 0; k < deltas.size(); ++k) {
     const DenseSlot& d = net.dense_layers()[k];
     Eigen::Map<RowMajorMatrix<double>>(row + d.weight.offset, d.out, d.in).noalias() =
         deltas[k].row(i).transpose() * pass.inputs[k].row(i);
-    Eigen::Map<Eigen::RowVectorXd>(row + d.bias.offset, d.out) = deltas[k].row(i);
+    if (d.has_bias()) Eigen::Map<Eigen::RowVectorXd>(row + d.bias.offset, d.out) = deltas[k].row(i);
   }
 }
 

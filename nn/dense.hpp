@@ -1,13 +1,17 @@
-// Dense: the fully connected layer y = x Wᵀ + b, applied to a whole batch at once.
-// (Operands may be Eigen matrices or ad::MatrixVar handles; see autodiff/eigen/matrix_var.hpp.)
+// Dense: the fully connected layer y = x Wᵀ + b, or y = x Wᵀ without a bias, applied to a whole
+// batch at once. (Operands may be Eigen matrices or ad::MatrixVar handles of any scalar type;
+// see autodiff/eigen/matrix_var.hpp.)
 //
 // A batch X holds one example per ROW (B×in), so the layer computes Z = X Wᵀ + 1 bᵀ (B×out).
-// W is out×in and stored row-major in θ followed by b (out), which is the layout of the
-// peers' reference networks and of PyTorch's nn.Linear. On Var operands the layer records two
-// fused nodes — a matrix product (ad::matmul) and a broadcast bias add (ad::add_rowwise) — so
-// its cost on the tape is independent of the batch size in entries, and the reverse sweep is
-// two GEMMs. The output Z of add_rowwise occupies consecutive tape indices in column-major
-// order, which is what lets the per-example and K-FAC code read ∂loss/∂Z as one matrix.
+// Parameter order: W is out×in and stored row-major in θ (entry (o, j) at o·in + j), followed by
+// b (out entries) unless the layer is built with Bias::none — the layout of the peers' reference
+// networks and of PyTorch's nn.Linear (whose bias=False is Bias::none). In a Sequential the
+// layers' blocks follow each other in layer order ("dense<k>.weight", "dense<k>.bias"). On Var
+// operands the layer records two fused nodes — a matrix product (ad::matmul) and a broadcast
+// bias add (ad::add_rowwise), only the product without a bias — so its cost on the tape is
+// independent of the batch size in entries, and the reverse sweep is two GEMMs. The output Z
+// occupies consecutive tape indices in column-major order, which is what lets the per-example
+// and K-FAC code read ∂loss/∂Z as one matrix.
 #pragma once
 
 #include <stdexcept>
@@ -35,19 +39,30 @@ enum class Init {
   fan_in_uniform,
 };
 
+// Whether a dense layer adds a learned bias b (the default) or not: Dense(50, 1, Bias::none).
+enum class Bias { learned, none };
+
 struct Dense {
   Eigen::Index in = 0;
   Eigen::Index out = 0;
   Init init = Init::automatic;
+  Bias bias = Bias::learned;
 
-  Dense(Eigen::Index in_features, Eigen::Index out_features, Init how = Init::automatic)
-      : in(in_features), out(out_features), init(how) {
+  // E.g. Dense(13, 50), Dense(13, 50, Init::he_normal), Dense(50, 1, Bias::none),
+  // Dense(50, 1, Init::zeros, Bias::none). Throws std::invalid_argument unless in, out > 0.
+  Dense(Eigen::Index in_features, Eigen::Index out_features, Init how = Init::automatic,
+        Bias with = Bias::learned)
+      : in(in_features), out(out_features), init(how), bias(with) {
     if (in <= 0 || out <= 0)
       throw std::invalid_argument("ngvi::nn::Dense: sizes must be positive, got in = " +
                                   std::to_string(in) + ", out = " + std::to_string(out));
   }
+  Dense(Eigen::Index in_features, Eigen::Index out_features, Bias with)
+      : Dense(in_features, out_features, Init::automatic, with) {}
 
-  Eigen::Index num_params() const { return in * out + out; }
+  bool has_bias() const { return bias == Bias::learned; }
+  // in·out weights, plus out biases unless Bias::none.
+  Eigen::Index num_params() const { return in * out + (has_bias() ? out : 0); }
 
   // Z = X Wᵀ + 1 bᵀ for a batch X (B×in), weights W (out×in) and bias b (out), each of
   // double or Var<Real> in any combination. Cost: one B×in×out GEMM forward; on Var, two fused
@@ -56,17 +71,27 @@ struct Dense {
   static auto apply(const MX& X, const MW& W, const MB& b) {
     return apply_transposed(X, W.transpose(), b);
   }
+  // Z = X Wᵀ, the layer without a bias. Cost: one B×in×out GEMM forward; on Var, one fused node
+  // and up to two GEMMs in the reverse sweep.
+  template <ad::MatrixArgument MX, ad::MatrixArgument MW>
+  static auto apply(const MX& X, const MW& W) {
+    return apply_transposed(X, W.transpose());
+  }
 
   // The same with Wᵀ (in×out) given instead of W: θ's row-major W read column-major is Wᵀ, so
   // for Var θ this is the form whose weights are one handle of consecutive variables without a
   // copy or an index list (see Sequential). Cost: as apply().
   template <ad::MatrixArgument MX, ad::MatrixArgument MWt, ad::MatrixArgument MB>
   static auto apply_transposed(const MX& X, const MWt& Wt, const MB& b) {
+    return ad::add_rowwise(apply_transposed(X, Wt), b);
+  }
+  template <ad::MatrixArgument MX, ad::MatrixArgument MWt>
+  static auto apply_transposed(const MX& X, const MWt& Wt) {
     if (X.cols() != Wt.rows())
       throw std::invalid_argument("ngvi::nn::Dense: input batch has " + std::to_string(X.cols()) +
                                   " columns but the layer expects " + std::to_string(Wt.rows()) +
                                   " inputs");
-    return ad::add_rowwise(ad::matmul(X, Wt), b);
+    return ad::matmul(X, Wt);
   }
 };
 

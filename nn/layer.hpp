@@ -17,13 +17,14 @@ namespace ngvi::nn {
 
 using Layer = std::variant<Dense, Tanh, Relu, Sigmoid, Softplus, Identity>;
 
-// "dense(13→50)", "tanh", ...: for messages and summaries.
+// "dense(13->50)", "dense(50->1, no bias)", "tanh", ...: for messages and summaries.
 inline std::string describe(const Layer& layer) {
   return std::visit(
       [](const auto& l) -> std::string {
         using L = std::decay_t<decltype(l)>;
         if constexpr (std::is_same_v<L, Dense>)
-          return "dense(" + std::to_string(l.in) + "->" + std::to_string(l.out) + ")";
+          return "dense(" + std::to_string(l.in) + "->" + std::to_string(l.out) +
+                 (l.has_bias() ? ")" : ", no bias)");
         else
           return std::string(L::name);
       },

@@ -121,11 +121,11 @@ void block_moments(const M& model, const BatchedPass& pass, const std::vector<Ro
     const RowMatrixXd& A = pass.inputs[k];
     if (s) {
       Map(s->data() + d.weight.offset, d.out, d.in).noalias() = D.transpose() * A;
-      s->segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
+      if (d.has_bias()) s->segment(d.bias.offset, d.out) = D.colwise().sum().transpose();
     }
     Map(q.data() + d.weight.offset, d.out, d.in).noalias() =
         D.cwiseAbs2().transpose() * A.cwiseAbs2();
-    q.segment(d.bias.offset, d.out) = D.cwiseAbs2().colwise().sum().transpose();
+    if (d.has_bias()) q.segment(d.bias.offset, d.out) = D.cwiseAbs2().colwise().sum().transpose();
   }
   const Eigen::Index out = model.net().output_dim();
   for (int k = 0; k < model.likelihood().num_params(); ++k) {

@@ -1,7 +1,8 @@
 // Sequential: a feed-forward network, a list of dense layers and activations applied in turn.
 //
 // The network owns no parameter values: it owns a ParameterLayout (for dense layer k the
-// blocks "dense<k>.weight", out×in row-major, and "dense<k>.bias", in layer order) and reads
+// blocks "dense<k>.weight", out×in row-major, and "dense<k>.bias" unless the layer was built
+// with Bias::none, in layer order; a likelihood's own parameters follow the network's) and reads
 // its weights from whatever θ it is handed, as Eigen maps of θ's scalar type. So one network
 // object serves double evaluation, gradients (Var<double>) and Hessians (Var<Dual>), and
 // many threads can run it at once on their own tapes. Inputs are a batch with one example per
@@ -54,7 +55,8 @@ struct DenseSlot {
   std::size_t layer = 0;  // position in Sequential::layers()
   Eigen::Index in = 0, out = 0;
   Block weight;  // out×in, row-major
-  Block bias;    // out×1
+  Block bias;    // out×1; empty (no entries, at weight.end()) for a layer with Bias::none
+  bool has_bias() const { return bias.size() > 0; }
 };
 
 namespace detail {
@@ -135,10 +137,10 @@ class Sequential {
           break;
         case Init::fan_in_uniform:
           init_fan_in_uniform(theta, d.weight, rng, d.weight.cols);
-          init_fan_in_uniform(theta, d.bias, rng, d.weight.cols);
+          if (d.has_bias()) init_fan_in_uniform(theta, d.bias, rng, d.weight.cols);
           continue;
       }
-      init_zeros(theta, d.bias);
+      if (d.has_bias()) init_zeros(theta, d.bias);
     }
   }
 
@@ -163,8 +165,9 @@ class Sequential {
   // The network output (B×output_dim) for a batch X (B×input_dim, one example per row).
   // θ's first num_params() entries are the network's; further entries (a likelihood's own
   // parameters, say) are ignored. Cost: per dense layer one B×in×out GEMM; on Var, per layer
-  // three fused tape nodes (product, bias, activation), whatever B is, and one conversion of
-  // the output handle to an Eigen matrix of Var (trace() returns the handle itself).
+  // three fused tape nodes (product, bias, activation; two without a bias), whatever B is, and
+  // one conversion of the output handle to an Eigen matrix of Var (trace() returns the handle
+  // itself).
   template <class T>
   Matrix<T> forward(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X) const {
     return plain<T>(trace(theta, X));
@@ -193,7 +196,8 @@ class Sequential {
   // result's kind. on_dense(k, input, Z) is called for dense layer k with its input (X or an
   // earlier layer's result) and its pre-activation. Throws std::invalid_argument naming the
   // sizes if θ is too short or X's width is not input_dim(). Cost: per dense layer one
-  // B×in×out GEMM; on the tape per layer three fused nodes (product, bias, activation).
+  // B×in×out GEMM; on the tape per layer three fused nodes (product, bias, activation; two
+  // without a bias).
   template <class T, class OnDense = detail::NoTraceHook, class Lift = std::identity>
   auto trace(const Vector<T>& theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
              OnDense&& on_dense = OnDense{}, Lift&& lift = Lift{}) const {
@@ -236,7 +240,10 @@ class Sequential {
         s.in = d->in;
         s.out = d->out;
         s.weight = layout_.add(prefix + ".weight", d->out, d->in);
-        s.bias = layout_.add(prefix + ".bias", d->out, 1);
+        if (d->has_bias())
+          s.bias = layout_.add(prefix + ".bias", d->out, 1);
+        else
+          s.bias.offset = s.weight.end();
         dense_.push_back(s);
         width = d->out;
       }
@@ -261,11 +268,14 @@ class Sequential {
   template <class T, class MA>
   static auto dense(const Vector<T>& theta, const DenseSlot& d, const MA& A) {
     const Eigen::Map<const Matrix<T>> Wt(theta.data() + d.weight.offset, d.in, d.out);
-    const Eigen::Map<const Vector<T>> b(theta.data() + d.bias.offset, d.out);
-    if constexpr (ad::is_var_v<T>)
+    const Eigen::Map<const Vector<T>> b(theta.data() + d.bias.offset, d.has_bias() ? d.out : 0);
+    if constexpr (ad::is_var_v<T>) {
+      if (!d.has_bias()) return Dense::apply_transposed(A, ad::as_matrix(Wt));
       return Dense::apply_transposed(A, ad::as_matrix(Wt), ad::as_matrix(b).transpose());
-    else
+    } else {
+      if (!d.has_bias()) return Dense::apply_transposed(A, Wt);
       return Dense::apply_transposed(A, Wt, b.transpose());
+    }
   }
 
   // An Eigen matrix of T holding a layer's result (a handle's variables, or constants).

@@ -20,6 +20,7 @@
 #include <app/uci/published_results.hpp>
 #include <app/uci/uci_command.hpp>
 #include <app/uci/uci_protocol.hpp>
+#include <app/uci/uci_run_json.hpp>
 #include <fmt/format.h>
 #include <io/json_file.hpp>
 #include <nlohmann/json.hpp>

@@ -185,10 +185,10 @@ UciRun run_uci_protocol(const UciProtocolOptions& options);
 // The run of all splits from the runs of its parts: the splits in order, their means and
 // standard errors, the longest part's wall time. Throws std::invalid_argument for no parts.
 UciRun merge_uci_parts(const std::vector<UciRun>& parts);
+// (A run as bytes, to send it between ranks: app/uci/uci_run_json.hpp.)
 
-// A run as bytes (CBOR: every number exact, NaN and ±∞ included) and back, to send it between
-// ranks. decode_uci_run throws nlohmann::json's exceptions for bytes encode_uci_run did not write.
-std::string encode_uci_run(const UciRun& run);
-UciRun decode_uci_run(const std::string& bytes);
+// Sets run.rmse and run.log_likelihood: the means and standard errors over its splits whose
+// final fit succeeded. Cost: O(splits).
+void summarise_uci_run(UciRun& run);
 
 }  // namespace ngvi::app

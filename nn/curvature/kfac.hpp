@@ -29,7 +29,8 @@
 // For Supervised<Sequential, L> those columns are the per-example δs of the batched route (one
 // batched forward pass and one reverse sweep per output per block), read directly: the other
 // columns of Jᵢ are never formed. The targets of sampled_fisher are those mc_fisher draws for
-// the same seed and stream.
+// the same seed and stream. So every dense layer needs a bias: a layer built with Bias::none is
+// refused (require_kfac_biases).
 #pragma once
 
 #include <cstdint>
@@ -116,6 +117,18 @@ inline void check_kfac_samples(const KfacOptions& options) {
 }
 }  // namespace detail
 
+// Throws std::invalid_argument naming `who` and the first dense layer of `net` without a bias:
+// K-FAC reads S from the bias columns (see the top of this file). Cost: O(layers).
+inline void require_kfac_biases(const Sequential& net, const std::string& who) {
+  for (std::size_t k = 0; k < net.dense_layers().size(); ++k)
+    if (!net.dense_layers()[k].has_bias())
+      throw std::invalid_argument(
+          who + ": dense layer " + std::to_string(k) + " (" +
+          describe(net.layers()[net.dense_layers()[k].layer]) +
+          ") has no bias; K-FAC reads its S factor from the bias gradients, so every dense "
+          "layer needs one");
+}
+
 namespace detail {
 // The factors over the examples idx (already checked); N = |idx| in KfacFactors.
 template <class Model>
@@ -194,6 +207,7 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   detail::require_sequential_model<Model>();
   detail::check_theta(model, theta, "kfac_factors");
   detail::check_kfac_samples(options);
+  require_kfac_biases(model.net(), "ngvi::nn::kfac_factors");
   return detail::kfac_factors(model, theta, all_examples(model.num_examples()), options);
 }
 // The factors of the minibatch idx: A = (1/|idx|) Σ_{i ∈ idx} ããᵀ, S likewise, examples =
@@ -206,6 +220,7 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   detail::require_sequential_model<Model>();
   detail::check_theta(model, theta, "kfac_factors");
   detail::check_kfac_samples(options);
+  require_kfac_biases(model.net(), "ngvi::nn::kfac_factors");
   check_example_indices(idx, model.num_examples(), "kfac_factors");
   return detail::kfac_factors(model, theta, idx, options);
 }

@@ -99,7 +99,7 @@ BOOST_AUTO_TEST_CASE(sampled_targets_average_to_the_fixed_point) {
                             "averaged noisy-K-FAC mean − μ, in posterior standard deviations"));
 }
 
-BOOST_AUTO_TEST_CASE(a_model_with_parameters_outside_its_dense_layers_is_a_clear_error) {
+BOOST_AUTO_TEST_CASE(a_model_other_than_biased_dense_layers_is_a_clear_error) {
   vi::NoisyKfacOptions o;
   o.loop.minibatch = 4;
   vi::Rng rng(1);
@@ -107,6 +107,10 @@ BOOST_AUTO_TEST_CASE(a_model_with_parameters_outside_its_dense_layers_is_a_clear
   const nn::Supervised learned_noise(nn::Sequential{nn::Dense(2, 1)}, nn::GaussianLearnedNoise(),
                                      std::move(data));
   ngvi::test::check_rejects(learned_noise, o, "dense layers");
+  nn::Dataset same{vi::standard_normal(rng, 10, 2), vi::standard_normal(rng, 10, 1)};
+  const nn::Supervised no_bias(nn::Sequential{nn::Dense(2, 1, nn::Bias::none)},
+                               nn::GaussianFixedNoise(1.0), std::move(same));
+  ngvi::test::check_rejects(no_bias, o, "has no bias");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

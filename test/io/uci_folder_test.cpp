@@ -8,12 +8,12 @@
 
 #include <Eigen/Core>
 #include <boost/test/unit_test.hpp>
-
-#include <autodiff/verify/compare.hpp>
-#include <inference/problems/uci_regression.hpp>
 #include <io/data_error.hpp>
 #include <io/numeric_table.hpp>
 #include <io/uci_folder.hpp>
+
+#include <autodiff/verify/compare.hpp>
+#include <inference/problems/uci_regression.hpp>
 #include <nn/dataset.hpp>
 
 #include <support/check_report.hpp>
@@ -153,8 +153,10 @@ BOOST_AUTO_TEST_CASE(uci_regression_problem_reads_the_folder) {
       {.train = train, .test = test, .name = "uci", .split = 0}, po);
   NGVI_CHECK_REPORT(compare(p.model.data().X, q.model.data().X, tol::exact, "training inputs"));
   NGVI_CHECK_REPORT(compare(p.model.data().Y, q.model.data().Y, tol::exact, "training targets"));
-  NGVI_CHECK_REPORT(compare(p.test_model.data().X, q.test_model.data().X, tol::exact, "test inputs"));
-  NGVI_CHECK_REPORT(compare(p.test_model.data().Y, q.test_model.data().Y, tol::exact, "test targets"));
+  NGVI_CHECK_REPORT(
+      compare(p.test_model.data().X, q.test_model.data().X, tol::exact, "test inputs"));
+  NGVI_CHECK_REPORT(
+      compare(p.test_model.data().Y, q.test_model.data().Y, tol::exact, "test targets"));
   BOOST_TEST(p.description == q.description);
   BOOST_TEST(p.description.find("uci split 0 (N = 3, N* = 1)") == 0, p.description);
 }

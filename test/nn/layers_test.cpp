@@ -1,6 +1,8 @@
 // Tests of nn/dense.hpp, nn/activations.hpp and nn/sequential.hpp: forward values against a
 // hand-written loop, Var values against double, derivatives against finite differences and
-// forward-over-reverse Hessians, tape size, the forward cache and construction errors.
+// forward-over-reverse Hessians, tape size, the forward cache and construction errors; dense
+// layers without a bias: their layout, their derivatives against finite differences, and that
+// such a network is the biased one with those biases fixed at zero.
 #include <cmath>
 #include <functional>
 #include <random>
@@ -25,7 +27,8 @@ using ngvi::ad::verify::compare;
 namespace {
 
 // The network written out coefficient by coefficient, independent of Eigen products and of
-// the fused nodes: layer k is z_o = Σ_j W(o, j) a_j + b_o with W row-major in θ.
+// the fused nodes: layer k is z_o = Σ_j W(o, j) a_j + b_o with W row-major in θ (b_o = 0 for a
+// layer without a bias).
 Eigen::MatrixXd hand_forward(const nn::Sequential& net, const Eigen::VectorXd& theta,
                              const Eigen::MatrixXd& X,
                              const std::vector<std::function<double(double)>>& acts) {
@@ -40,7 +43,7 @@ Eigen::MatrixXd hand_forward(const nn::Sequential& net, const Eigen::VectorXd& t
         const nn::DenseSlot& d = net.dense_layers()[dense++];
         std::vector<double> z(d.out);
         for (Eigen::Index o = 0; o < d.out; ++o) {
-          double s = theta(d.bias.offset + o);
+          double s = d.has_bias() ? theta(d.bias.offset + o) : 0.0;
           for (Eigen::Index j = 0; j < d.in; ++j) s += theta(d.weight.offset + o * d.in + j) * a[j];
           z[o] = s;
         }
@@ -72,8 +75,20 @@ Eigen::VectorXd random_theta(const nn::Sequential& net, std::uint64_t seed) {
   Eigen::VectorXd th;
   net.init(th, rng);
   // Non-zero biases, so a wrong bias index shows.
-  for (const nn::DenseSlot& d : net.dense_layers()) nn::init_normal(th, d.bias, rng, 0.3);
+  for (const nn::DenseSlot& d : net.dense_layers())
+    if (d.has_bias()) nn::init_normal(th, d.bias, rng, 0.3);
   return th;
+}
+
+// The first and the last dense layer without a bias: θ = [W0 (4×3) | W1 (3×4) | b1 | W2 (2×3)].
+nn::Sequential partly_bias_free_net() {
+  return nn::Sequential{nn::Dense(3, 4, nn::Bias::none), nn::Tanh{}, nn::Dense(4, 3),
+                        nn::Softplus{}, nn::Dense(3, 2, nn::Init::zeros, nn::Bias::none)};
+}
+// The same network with every bias.
+nn::Sequential biased_net() {
+  return nn::Sequential{nn::Dense(3, 4), nn::Tanh{}, nn::Dense(4, 3), nn::Softplus{},
+                        nn::Dense(3, 2)};
 }
 
 Eigen::MatrixXd random_batch(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
@@ -310,6 +325,87 @@ BOOST_AUTO_TEST_CASE(bad_shapes_are_rejected) {
   BOOST_CHECK_THROW(
       net.forward(Eigen::VectorXd(Eigen::VectorXd::Zero(3)), Eigen::MatrixXd::Zero(2, 3)),
       std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(a_layer_without_a_bias_has_weights_only) {
+  BOOST_TEST(nn::Dense(3, 4, nn::Bias::none).num_params() == 12);
+  BOOST_TEST(nn::Dense(3, 4).num_params() == 16);
+  BOOST_TEST(nn::Dense(3, 4, nn::Init::zeros).has_bias());
+  const nn::Sequential net = partly_bias_free_net();
+  BOOST_TEST(net.num_params() == 12 + 12 + 3 + 6);
+  BOOST_TEST(!net.layout().contains("dense0.bias"));
+  BOOST_TEST(net.layout().block("dense1.weight").offset == 12);
+  BOOST_TEST(net.layout().block("dense1.bias").offset == 24);
+  BOOST_TEST(net.layout().block("dense2.weight").offset == 27);
+  BOOST_TEST(!net.layout().contains("dense2.bias"));
+  BOOST_TEST(net.describe() ==
+             "dense(3->4, no bias) tanh dense(4->3) softplus dense(3->2, no bias)");
+  const Eigen::VectorXd th = random_theta(net, 21);
+  BOOST_TEST(th.size() == net.num_params());
+  BOOST_TEST(th.segment(27, 6).isZero());  // Init::zeros
+  const Eigen::MatrixXd X = random_batch(6, 3, 22);
+  NGVI_CHECK_REPORT(
+      compare(net.forward(th, X),
+              hand_forward(net, th, X, {[](double x) { return std::tanh(x); }, softplus}),
+              tol::closed_form, "forward without biases vs loop"));
+}
+
+BOOST_AUTO_TEST_CASE(a_layer_without_a_bias_matches_finite_differences) {
+  const nn::Sequential net = partly_bias_free_net();
+  std::mt19937_64 rng(23);
+  Eigen::VectorXd th;
+  net.init(th, rng);
+  nn::init_normal(th, net.layout().block("dense2.weight"), rng, 0.5);  // off Init::zeros
+  const Eigen::MatrixXd X = random_batch(5, 3, 24);
+  const Eigen::MatrixXd R = random_batch(5, 2, 25);
+  auto f = [&](const auto& theta) {
+    using T = typename std::decay_t<decltype(theta)>::Scalar;
+    const nn::Matrix<T> F = net.forward(nn::Vector<T>(theta), X);
+    return T(ad::dot(F, R));
+  };
+  NGVI_CHECK_REPORT(ad::verify::check_gradient(f, th));
+  NGVI_CHECK_REPORT(ad::verify::check_hessian(f, th));
+}
+
+// The value, gradient and Hessian of Σ R ∘ F without the biases of layers 0 and 2 equal those of
+// the biased network at the same weights with those biases 0, restricted to the shared entries.
+BOOST_AUTO_TEST_CASE(a_layer_without_a_bias_is_a_biased_layer_with_its_bias_fixed_at_zero) {
+  const nn::Sequential bias_free = partly_bias_free_net(), biased = biased_net();
+  std::mt19937_64 rng(26);
+  Eigen::VectorXd th(bias_free.num_params());
+  for (Eigen::Index p = 0; p < th.size(); ++p)
+    th(p) = std::normal_distribution<double>(0, 0.7)(rng);
+  // θ of the biased network: the same weights and layer-1 bias, zero biases in layers 0 and 2;
+  // shared[p] is where entry p of the bias-free θ sits in it.
+  Eigen::VectorXd tb = Eigen::VectorXd::Zero(biased.num_params());
+  std::vector<Eigen::Index> shared;
+  for (std::size_t k = 0; k < bias_free.dense_layers().size(); ++k) {
+    const nn::DenseSlot &a = bias_free.dense_layers()[k], &b = biased.dense_layers()[k];
+    for (Eigen::Index j = 0; j < a.weight.size(); ++j) shared.push_back(b.weight.offset + j);
+    for (Eigen::Index j = 0; j < a.bias.size(); ++j) shared.push_back(b.bias.offset + j);
+  }
+  BOOST_TEST_REQUIRE(static_cast<Eigen::Index>(shared.size()) == th.size());
+  for (Eigen::Index p = 0; p < th.size(); ++p) tb(shared[static_cast<std::size_t>(p)]) = th(p);
+  const Eigen::MatrixXd X = random_batch(7, 3, 27);
+  const Eigen::MatrixXd R = random_batch(7, 2, 28);
+  auto objective = [&X, &R](const nn::Sequential& net) {
+    return [&X, &R, n = &net](const auto& theta) {
+      using T = typename std::decay_t<decltype(theta)>::Scalar;
+      const nn::Matrix<T> F = n->forward(nn::Vector<T>(theta), X);
+      return T(ad::dot(F, R));
+    };
+  };
+  BOOST_TEST((bias_free.forward(th, X).array() == biased.forward(tb, X).array()).all());
+  const Eigen::VectorXd g = ad::gradient(objective(bias_free), th);
+  const Eigen::VectorXd gb = ad::gradient(objective(biased), tb);
+  NGVI_CHECK_REPORT(compare(g, Eigen::VectorXd(gb(shared)), tol::ad_vs_ad,
+                            "gradient without biases vs the biased one's shared entries"));
+  const Eigen::MatrixXd h = ad::hessian(objective(bias_free), th);
+  const Eigen::MatrixXd hb = ad::hessian(objective(biased), tb);
+  NGVI_CHECK_REPORT(compare(h, Eigen::MatrixXd(hb(shared, shared)), tol::ad_vs_ad,
+                            "Hessian without biases vs the biased one's shared block"));
+  // The dropped biases matter in the biased network: its gradient there is not 0.
+  BOOST_TEST(gb.segment(biased.layout().block("dense0.bias").offset, 4).norm() > 0.0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,7 @@
 // the all-examples result, batched route against generic route, and across thread counts.
 // The minibatch gradient moments (Σ gᵢ and Σ gᵢ² without the gradient matrix), and the squares
 // per_example_gradients forms beside G, against the explicit sums of the generic route's rows.
+// Gradients, Jacobians, thread counts and moments also for dense layers without a bias.
 #include <random>
 #include <string>
 #include <utility>
@@ -300,6 +301,29 @@ BOOST_AUTO_TEST_CASE(classification_and_counts) {
   const nn::Supervised het(nn::Sequential{nn::Dense(2, 6), nn::Softplus{}, nn::Dense(6, 2)},
                            nn::HeteroscedasticGaussian(), make_data(13, 2, 1, 11, 0));
   check_model(het, start(het, 12), "heteroscedastic");
+}
+
+// Dense layers without a bias (first and last), a likelihood parameter after the network's; and
+// a last layer without a bias that ends θ (nothing follows it: a bias write there would run past
+// each gradient row, which the ASan build reports).
+BOOST_AUTO_TEST_CASE(layers_without_a_bias) {
+  const nn::Supervised model(
+      nn::Sequential{nn::Dense(3, 6, nn::Bias::none), nn::Tanh{}, nn::Dense(6, 4), nn::Softplus{},
+                     nn::Dense(4, 1, nn::Bias::none)},
+      nn::GaussianLearnedNoise(2.0), make_data(21, 3, 1, 13, 0));
+  const Eigen::VectorXd th = start(model, 14);
+  BOOST_TEST(model.num_params() == 18 + 24 + 4 + 4 + 1);
+  check_model(model, th, "layers without a bias");
+  check_thread_invariance(model, th, "layers without a bias");
+  check_gradient_moments(model, th, "layers without a bias");
+  const nn::Supervised last(
+      nn::Sequential{nn::Dense(3, 5), nn::Tanh{}, nn::Dense(5, 2, nn::Bias::none)},
+      nn::GaussianFixedNoise(1.5, 2), make_data(15, 3, 2, 15, 0));
+  const Eigen::VectorXd tl = start(last, 16);
+  BOOST_TEST(last.num_params() == 15 + 5 + 10);
+  check_model(last, tl, "last layer without a bias, nothing after it");
+  check_thread_invariance(last, tl, "last layer without a bias, nothing after it");
+  check_gradient_moments(last, tl, "last layer without a bias, nothing after it");
 }
 
 BOOST_AUTO_TEST_CASE(squared_column_mean_is_the_mean_of_squares) {

@@ -208,20 +208,19 @@ DenseModel<Lik> make_model(std::vector<Eigen::Index> sizes, Lik lik, Eigen::Inde
   return m;
 }
 
-// nn::Supervised(Sequential::mlp(widths, Tanh), lik, data) with n examples, inputs ~ N(0, 1),
-// targets drawn from the model at a random θ₀, and *theta_out = θ₀ + 0.3·noise.
+// nn::Supervised(net, lik, data) with n examples, inputs ~ N(0, 1), targets drawn from the
+// model at a random θ₀, and *theta_out = θ₀ + 0.3·noise.
 template <class Lik>
-nn::Supervised<nn::Sequential, Lik> make_supervised(const std::vector<Eigen::Index>& widths,
-                                                    Lik lik, Eigen::Index n, std::uint64_t seed,
+nn::Supervised<nn::Sequential, Lik> make_supervised(const nn::Sequential& net, Lik lik,
+                                                    Eigen::Index n, std::uint64_t seed,
                                                     Eigen::VectorXd* theta_out) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> z(0.0, 1.0);
   nn::Dataset data;
-  data.X.resize(n, widths.front());
+  data.X.resize(n, net.input_dim());
   for (Eigen::Index i = 0; i < data.X.size(); ++i) data.X(i) = z(rng);
   data.Y = Eigen::MatrixXd::Zero(n, lik.target_dim());
-  const nn::Supervised<nn::Sequential, Lik> draft(nn::Sequential::mlp(widths, nn::Tanh{}), lik,
-                                                  data);
+  const nn::Supervised<nn::Sequential, Lik> draft(net, lik, data);
   Eigen::VectorXd theta(draft.num_params());
   for (Eigen::Index p = 0; p < theta.size(); ++p) theta(p) = 0.7 * z(rng);
   const Eigen::MatrixXd F = draft.outputs(theta);
@@ -229,8 +228,15 @@ nn::Supervised<nn::Sequential, Lik> make_supervised(const std::vector<Eigen::Ind
     data.Y.row(i) = lik.sample_target(Eigen::VectorXd(F.row(i).transpose()), rng).transpose();
   for (Eigen::Index p = 0; p < theta.size(); ++p) theta(p) += 0.3 * z(rng);
   if (theta_out) *theta_out = theta;
-  return nn::Supervised<nn::Sequential, Lik>(nn::Sequential::mlp(widths, nn::Tanh{}),
-                                             std::move(lik), std::move(data));
+  return nn::Supervised<nn::Sequential, Lik>(net, std::move(lik), std::move(data));
+}
+// The same with net = Sequential::mlp(widths, Tanh).
+template <class Lik>
+nn::Supervised<nn::Sequential, Lik> make_supervised(const std::vector<Eigen::Index>& widths,
+                                                    Lik lik, Eigen::Index n, std::uint64_t seed,
+                                                    Eigen::VectorXd* theta_out) {
+  return make_supervised(nn::Sequential::mlp(widths, nn::Tanh{}), std::move(lik), n, seed,
+                         theta_out);
 }
 
 }  // namespace ngvi::test

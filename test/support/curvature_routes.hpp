@@ -86,7 +86,8 @@ void check_batched_route(const Model& m, const std::string& what, Curvature&& cu
 // the route tests) and the likelihoods whose output curvature exercises every part of the batched
 // route: a Gaussian with 2 outputs (cross terms of Mᵢ), a 3-class softmax (a full, singular Mᵢ)
 // and a Gaussian with learned noise (a likelihood parameter, whose Jacobian row is a unit
-// vector, and an indefinite output Hessian). `seed` draws the data and θ.
+// vector, and an indefinite output Hessian); and a Gaussian network whose first and last dense
+// layers have no bias (nn::Bias::none). `seed` draws the data and θ.
 template <class Check>
 void for_each_route_model(std::uint64_t seed, Check&& check) {
   Eigen::VectorXd theta;
@@ -99,6 +100,12 @@ void for_each_route_model(std::uint64_t seed, Check&& check) {
   const auto learned =
       make_supervised({2, 4, 3, 1}, nn::GaussianLearnedNoise(2.0), 37, seed + 2, &theta);
   check(learned, theta, "2 hidden layers, Gaussian with learned noise");
+  const nn::Sequential partly_bias_free{nn::Dense(3, 5, nn::Bias::none), nn::Tanh{},
+                                        nn::Dense(5, 4), nn::Tanh{},
+                                        nn::Dense(4, 2, nn::Bias::none)};
+  const auto no_bias =
+      make_supervised(partly_bias_free, nn::GaussianFixedNoise(0.7, 2), 37, seed + 3, &theta);
+  check(no_bias, theta, "2 hidden layers, the first and the last without a bias, Gaussian");
 }
 
 }  // namespace ngvi::test

@@ -71,7 +71,7 @@ void batched_jacobian_columns(const Model& model, const Eigen::VectorXd& theta,
       const DenseSlot& d = slots[l];
       if (p >= d.weight.offset && p < d.weight.offset + d.out * d.in)
         s = Source{static_cast<int>(l), (p - d.weight.offset) / d.in, (p - d.weight.offset) % d.in};
-      else if (p >= d.bias.offset && p < d.bias.offset + d.out)
+      else if (d.has_bias() && p >= d.bias.offset && p < d.bias.offset + d.out)
         s = Source{static_cast<int>(l), p - d.bias.offset, -1};
     }
   }
@@ -128,7 +128,8 @@ void add_batched_sandwich_diagonal(const Model& model, const Eigen::VectorXd& th
           const DenseSlot& d = slots[l];
           Eigen::Map<RowMajorMatrix<double>>(acc.data() + d.weight.offset, d.out, d.in).noalias() +=
               E[l].transpose() * pass.inputs[l].cwiseAbs2();
-          acc.col(0).segment(d.bias.offset, d.out) += E[l].colwise().sum().transpose();
+          if (d.has_bias())
+            acc.col(0).segment(d.bias.offset, d.out) += E[l].colwise().sum().transpose();
         }
         for (Eigen::Index k = out; k < K; ++k)
           acc(model.likelihood_offset() + (k - out), 0) += parameter_terms(k - out);

@@ -9,6 +9,10 @@
 //
 // Minibatch overloads (ExampleIndices): deterministic S variants and A against the model built
 // on data.subset(idx); the sampled S against literal sampled-target gradients at idx; threads.
+// A dense layer without a bias is refused, naming it.
+#include <stdexcept>
+#include <string>
+
 #include <boost/test/unit_test.hpp>
 
 #include <nn/curvature/empirical_fisher.hpp>
@@ -203,6 +207,21 @@ BOOST_AUTO_TEST_CASE(bitwise_identical_for_any_thread_count) {
   for (std::size_t l = 0; l < k1.size(); ++l) {
     NGVI_CHECK_REPORT(compare(k2[l].S, k1[l].S, tol::exact, "S, 2 threads vs 1"));
     NGVI_CHECK_REPORT(compare(k2[l].A, k1[l].A, tol::exact, "A, 2 threads vs 1"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_dense_layer_without_a_bias_is_refused_naming_it) {
+  Eigen::VectorXd theta;
+  const auto m = test::make_supervised(
+      nn::Sequential{nn::Dense(2, 4), nn::Tanh{}, nn::Dense(4, 1, nn::Bias::none)},
+      nn::GaussianFixedNoise(1.0), 10, 62, &theta);
+  try {
+    (void)nn::kfac_factors(m, theta);
+    BOOST_ERROR("no error for a layer without a bias");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("ngvi::nn::kfac_factors: dense layer 1 (dense(4->1, "
+                                          "no bias)) has no bias") != std::string::npos,
+               e.what());
   }
 }
 
