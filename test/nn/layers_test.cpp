@@ -99,6 +99,17 @@ Eigen::MatrixXd random_batch(Eigen::Index rows, Eigen::Index cols, std::uint64_t
   return X;
 }
 
+// Σ R ∘ F for the network's output F(θ) on the batch X: a scalar of the whole output (any smooth
+// function would do), generic in θ's scalar type. Holds references to its arguments.
+auto output_objective(const nn::Sequential& net, const Eigen::MatrixXd& X,
+                      const Eigen::MatrixXd& R) {
+  return [&net, &X, &R](const auto& theta) {
+    using T = typename std::decay_t<decltype(theta)>::Scalar;
+    const nn::Matrix<T> F = net.forward(nn::Vector<T>(theta), X);
+    return T(ad::dot(F, R));
+  };
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(layout_names_and_sizes) {
@@ -163,12 +174,7 @@ BOOST_AUTO_TEST_CASE(gradient_matches_finite_differences) {
   const Eigen::VectorXd th = random_theta(net, 7);
   const Eigen::MatrixXd X = random_batch(5, 3, 8);
   const Eigen::MatrixXd R = random_batch(5, 2, 9);
-  // A scalar of the whole output: Σ R ∘ F (any smooth function would do).
-  auto f = [&](const auto& theta) {
-    using T = typename std::decay_t<decltype(theta)>::Scalar;
-    const nn::Matrix<T> F = net.forward(nn::Vector<T>(theta), X);
-    return T(ad::dot(F, R));
-  };
+  const auto f = output_objective(net, X, R);
   NGVI_CHECK_REPORT(ad::verify::check_gradient(f, th));
   NGVI_CHECK_REPORT(ad::verify::check_hessian(f, th));
 }
@@ -358,11 +364,7 @@ BOOST_AUTO_TEST_CASE(a_layer_without_a_bias_matches_finite_differences) {
   nn::init_normal(th, net.layout().block("dense2.weight"), rng, 0.5);  // off Init::zeros
   const Eigen::MatrixXd X = random_batch(5, 3, 24);
   const Eigen::MatrixXd R = random_batch(5, 2, 25);
-  auto f = [&](const auto& theta) {
-    using T = typename std::decay_t<decltype(theta)>::Scalar;
-    const nn::Matrix<T> F = net.forward(nn::Vector<T>(theta), X);
-    return T(ad::dot(F, R));
-  };
+  const auto f = output_objective(net, X, R);
   NGVI_CHECK_REPORT(ad::verify::check_gradient(f, th));
   NGVI_CHECK_REPORT(ad::verify::check_hessian(f, th));
 }
@@ -388,20 +390,13 @@ BOOST_AUTO_TEST_CASE(a_layer_without_a_bias_is_a_biased_layer_with_its_bias_fixe
   for (Eigen::Index p = 0; p < th.size(); ++p) tb(shared[static_cast<std::size_t>(p)]) = th(p);
   const Eigen::MatrixXd X = random_batch(7, 3, 27);
   const Eigen::MatrixXd R = random_batch(7, 2, 28);
-  auto objective = [&X, &R](const nn::Sequential& net) {
-    return [&X, &R, n = &net](const auto& theta) {
-      using T = typename std::decay_t<decltype(theta)>::Scalar;
-      const nn::Matrix<T> F = n->forward(nn::Vector<T>(theta), X);
-      return T(ad::dot(F, R));
-    };
-  };
   BOOST_TEST((bias_free.forward(th, X).array() == biased.forward(tb, X).array()).all());
-  const Eigen::VectorXd g = ad::gradient(objective(bias_free), th);
-  const Eigen::VectorXd gb = ad::gradient(objective(biased), tb);
+  const Eigen::VectorXd g = ad::gradient(output_objective(bias_free, X, R), th);
+  const Eigen::VectorXd gb = ad::gradient(output_objective(biased, X, R), tb);
   NGVI_CHECK_REPORT(compare(g, Eigen::VectorXd(gb(shared)), tol::ad_vs_ad,
                             "gradient without biases vs the biased one's shared entries"));
-  const Eigen::MatrixXd h = ad::hessian(objective(bias_free), th);
-  const Eigen::MatrixXd hb = ad::hessian(objective(biased), tb);
+  const Eigen::MatrixXd h = ad::hessian(output_objective(bias_free, X, R), th);
+  const Eigen::MatrixXd hb = ad::hessian(output_objective(biased, X, R), tb);
   NGVI_CHECK_REPORT(compare(h, Eigen::MatrixXd(hb(shared, shared)), tol::ad_vs_ad,
                             "Hessian without biases vs the biased one's shared block"));
   // The dropped biases matter in the biased network: its gradient there is not 0.
