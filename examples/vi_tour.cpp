@@ -4,7 +4,7 @@
 // posterior's test log-likelihood and RMSE. Runs in about a second.
 #include <cstdio>
 
-#include <inference/inference.hpp>
+#include <inference/instances.hpp>
 #include <inference/problems/regression_1d_gap.hpp>
 
 int main() {

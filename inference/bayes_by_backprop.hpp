@@ -60,6 +60,7 @@ struct BayesByBackpropOptions {
   double initial_stddev = 0.05;
 
   static constexpr const char* name = "bayes_by_backprop";
+  using posterior_type = DiagonalGaussian;
   template <class Model>
   using method = BayesByBackprop<Model>;
 
@@ -85,7 +86,7 @@ inline double sigmoid(double r) {
 template <class Model>
 class BayesByBackprop {
  public:
-  using posterior_type = DiagonalGaussian;
+  using posterior_type = BayesByBackpropOptions::posterior_type;
 
   // μ from the model's initialisation, ρ = softplus⁻¹(initial_stddev). Throws
   // std::invalid_argument for bad options, naming the field.

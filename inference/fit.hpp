@@ -19,9 +19,12 @@
 //
 // A method is a class constructed as Method(model, options, rng) with the members checked by
 // require_method<M>() below; its options struct names it with
-// `template <class Model> using method = ...;`, gives `static constexpr const char* name`, and has
-// `LoopOptions loop` and `double prior_precision` (δ of the prior N(0, δ⁻¹I)), optionally
-// `double kl_weight` (λ, default 1).
+// `template <class Model> using method = ...;` and the family of q it fits with
+// `using posterior_type = ...;` (the method's own posterior_type), gives
+// `static constexpr const char* name`, and has `LoopOptions loop` and `double prior_precision`
+// (δ of the prior N(0, δ⁻¹I)), optionally `double kl_weight` (λ, default 1). The options live in
+// a header of their own where a program may call a compiled fit (von_options.hpp, ...;
+// fit_declaration.hpp).
 #pragma once
 
 #include <chrono>
@@ -43,6 +46,7 @@
 
 #include <inference/checkpoint.hpp>
 #include <inference/elbo.hpp>
+#include <inference/fit_declaration.hpp>
 #include <inference/fit_result.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch.hpp>
@@ -123,6 +127,10 @@ constexpr bool require_method_options() {
         { Options::name } -> std::convertible_to<const char*>;
       },
       "ngvi::vi: method options need `static constexpr const char* name`");
+  static_assert(
+      requires { typename Options::posterior_type; },
+      "ngvi::vi: method options need `using posterior_type = ...;` (the family of q their method "
+      "fits, fit's result type)");
   return true;
 }
 
@@ -280,6 +288,8 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   using Method = typename Options::template method<Model>;
   static_assert(require_method<Method>());
   using Q = typename Method::posterior_type;
+  static_assert(std::same_as<Q, typename Options::posterior_type>,
+                "ngvi::vi: a method's posterior_type must be its options' posterior_type");
   const LoopOptions& loop = options.loop;
   const std::string who = std::string("ngvi::vi::fit(") + Options::name + ")";
   loop.validate(who);
@@ -445,22 +455,6 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
   });
   return result;
 }
-
-// What fit and resume return: FitResult of the posterior family of the method the options name,
-// spelled out (not `auto`) so that a program can declare an instantiation `extern template`
-// and link it from a library (ngvi::instances, inference/instances.hpp) instead of compiling it.
-// Options that name no method give void; fit's static_asserts then say what is missing.
-template <class Model, class Options>
-struct FitResultOf {
-  using type = void;
-};
-template <class Model, class Options>
-requires requires { typename Options::template method<Model>::posterior_type; }
-struct FitResultOf<Model, Options> {
-  using type = FitResult<typename Options::template method<Model>::posterior_type>;
-};
-template <class Model, class Options>
-using fit_result_t = typename FitResultOf<Model, Options>::type;
 
 // Fits q to model by the method the options name, drawing from rng (advanced as the run draws).
 // Throws std::invalid_argument for bad options or data (naming the field); a numerical failure

@@ -27,15 +27,15 @@
 #include <Eigen/Core>
 
 #include <autodiff/core/config.hpp>
-#include <inference/fit.hpp>
-#include <inference/ivon.hpp>
+#include <inference/fit_declaration.hpp>
+#include <inference/ivon_options.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
-#include <inference/predictive.hpp>
+#include <inference/predictive_declaration.hpp>
 #include <inference/problems/regression_1d_gap.hpp>
 #include <inference/random.hpp>
-#include <inference/vogn.hpp>
-#include <inference/von.hpp>
+#include <inference/vogn_options.hpp>
+#include <inference/von_options.hpp>
 #include <nn/dataset.hpp>
 
 #ifndef NGVI_INSTANCES_EXTERN

@@ -37,6 +37,7 @@
 
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/ivon_options.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/option_checks.hpp>
@@ -45,52 +46,6 @@
 #include <inference/schedule.hpp>
 
 namespace ngvi::vi {
-
-template <class Model>
-class Ivon;
-
-struct IvonOptions {
-  LoopOptions loop{};
-  // δ₀, the prior N(0, δ₀⁻¹I)'s precision; IVON's weight decay is δ = δ₀/λ.
-  double prior_precision = 1.0;
-  // λ, the effective sample size; 0 means N (proper VI). The posterior precision is λ(h + δ).
-  double effective_sample_size = 0.0;
-  // α_t, the step size of m (constant by default). Since h estimates the Hessian of the MEAN
-  // loss, α = 1 is a full Newton step; 0.1 is a cautious default for stochastic minibatches.
-  Schedule learning_rate{0.1};
-  // β₁, momentum of the gradient (the paper's and package's default).
-  double beta1 = 0.9;
-  // β₂, the averaging of the Hessian estimate (the paper's default, for long runs; small
-  // problems with few steps want 0.99-0.999 so that h forgets its initial value).
-  double beta2 = 0.99999;
-  // h₀, the initial Hessian estimate: the initial posterior std is 1/√(λ(h₀ + δ)) (package
-  // default).
-  double hess_init = 1.0;
-  // S, samples θ ~ q per step, ĝ and ĥ averaged over them (≥ 1: ĥ needs the noise).
-  int mc_samples = 1;
-  // r: each coordinate of the mean's step direction is clipped to [−r, r] (the package's
-  // clip_radius; infinity: no clipping).
-  double clip_radius = std::numeric_limits<double>::infinity();
-
-  static constexpr const char* name = "ivon";
-  template <class Model>
-  using method = Ivon<Model>;
-
-  // Throws std::invalid_argument naming the field.
-  void validate(const std::string& who) const {
-    learning_rate.validate(who + ": learning_rate");
-    detail::check_nonnegative_finite(who, "effective_sample_size", effective_sample_size,
-                                     " (0: N)");
-    detail::check_unit_interval(who, "beta1", beta1);
-    detail::check_unit_interval(who, "beta2", beta2);
-    detail::check_positive_finite(who, "hess_init", hess_init);
-    detail::check_at_least(who, "mc_samples", mc_samples, 1);
-    if (!(clip_radius > 0.0))
-      throw std::invalid_argument(who +
-                                  ": clip_radius must be positive (infinity: no clipping), got " +
-                                  std::to_string(clip_radius));
-  }
-};
 
 // ĝ and ĥ of one step, averaged over the MC samples (both of the minibatch-mean loss).
 struct IvonEstimate {
@@ -101,7 +56,7 @@ struct IvonEstimate {
 template <class Model>
 class Ivon {
  public:
-  using posterior_type = DiagonalGaussian;
+  using posterior_type = IvonOptions::posterior_type;
 
   // m from the model's initialisation (Supervised draws the network's weights), h = h₀, g = 0.
   // Throws std::invalid_argument for bad options, naming the field.

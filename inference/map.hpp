@@ -53,6 +53,7 @@ struct MapOptions {
   Eigen::VectorXd initial{};
 
   static constexpr const char* name = "map";
+  using posterior_type = PointEstimate;
   template <class Model>
   using method = Map<Model>;
 };
@@ -66,7 +67,7 @@ double map_objective(const Model& model, const Eigen::VectorXd& theta, double pr
 template <class Model>
 class Map {
  public:
-  using posterior_type = PointEstimate;
+  using posterior_type = MapOptions::posterior_type;
 
   // Throws std::invalid_argument for a bad schedule, Adam setting or initial θ.
   Map(const Model& model, const MapOptions& options, Rng& rng) : model_(model), o_(options) {

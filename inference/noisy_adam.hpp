@@ -93,6 +93,7 @@ struct NoisyAdamOptions {
   int mc_samples = 1;
 
   static constexpr const char* name = "noisy_adam";
+  using posterior_type = DiagonalGaussian;
   template <class Model>
   using method = NoisyAdam<Model>;
 
@@ -112,7 +113,7 @@ struct NoisyAdamOptions {
 template <class Model>
 class NoisyAdam {
  public:
-  using posterior_type = DiagonalGaussian;
+  using posterior_type = NoisyAdamOptions::posterior_type;
 
   // μ from the model's initialisation, m = 0, f = fisher_init. Throws std::invalid_argument for
   // bad options, naming the field.

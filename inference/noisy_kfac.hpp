@@ -81,6 +81,7 @@ struct NoisyKfacOptions {
   int mc_samples = 1;
 
   static constexpr const char* name = "noisy_kfac";
+  using posterior_type = KroneckerGaussian;
   template <class Model>
   using method = NoisyKfac<Model>;
 
@@ -104,7 +105,7 @@ struct NoisyKfacOptions {
 template <class Model>
 class NoisyKfac {
  public:
-  using posterior_type = KroneckerGaussian;
+  using posterior_type = NoisyKfacOptions::posterior_type;
 
   // M from the model's initialisation, Ā = S̄ = factor_init·I. Throws std::invalid_argument for
   // bad options (naming the field), a dense layer without a bias, or a model with parameters

@@ -51,6 +51,7 @@
 
 #include <inference/classification_metrics.hpp>
 #include <inference/option_checks.hpp>
+#include <inference/predictive_declaration.hpp>
 #include <inference/random.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/output_jacobians.hpp>
@@ -61,35 +62,6 @@
 #include <nn/supervised.hpp>
 
 namespace ngvi::vi {
-
-struct PredictiveOptions {
-  // S: draws θₛ ~ q for the Monte-Carlo predictive (per example draws of fᵢ for the GLM
-  // classification predictive). 100 makes the Monte-Carlo error of a test log-likelihood small
-  // against its spread over UCI splits, at 100 forward passes over the test set.
-  int samples = 100;
-  // Equal-width confidence bins of the expected calibration error (classification_metrics.hpp).
-  int calibration_bins = 10;
-  // Threads and examples per task of the GLM predictive's per-example Jacobians (bitwise
-  // identical for any thread count).
-  int threads = 0;
-  Eigen::Index grain = 16;
-};
-
-// Regression predictive on the test examples, all in ORIGINAL units.
-struct RegressionPredictive {
-  Eigen::MatrixXd mean;              // N*×d: E[y | D]
-  Eigen::MatrixXd variance;          // N*×d: Var[y | D]
-  Eigen::VectorXd log_likelihood;    // N*: log p(yᵢ | D)
-  double test_log_likelihood = 0.0;  // mean of log_likelihood, nats per example
-  double rmse = 0.0;                 // √(mean over examples and outputs of (y − mean)²)
-};
-
-// Classification predictive on the test examples.
-struct ClassificationPredictive {
-  Eigen::MatrixXd probabilities;  // N*×C: p(yᵢ = c | D); Bernoulli-logit gives C = 2 (1 − p, p)
-  Eigen::VectorXd log_likelihood;  // N*: log p(yᵢ | D), by log-mean-exp of the S likelihoods
-  ClassificationMetrics metrics;   // accuracy, NLL (= −mean log_likelihood), ECE
-};
 
 // log((1/n) Σ exp(aₖ)), shifted by the maximum so that it neither overflows nor underflows.
 // −∞ if every aₖ is −∞. Throws std::invalid_argument for an empty a. Cost: O(n).
@@ -285,7 +257,7 @@ std::vector<Eigen::MatrixXd> output_covariances(const TestModel& test, const Pos
 template <class TestModel, class Posterior>
 RegressionPredictive mc_regression_predictive(const TestModel& test, const Posterior& q,
                                               const nn::Standardizer& targets, Rng& rng,
-                                              const PredictiveOptions& options = {}) {
+                                              const PredictiveOptions& options) {
   static_assert(detail::require_test_model<TestModel>());
   const auto& lik = test.likelihood();
   static_assert(
@@ -324,8 +296,7 @@ RegressionPredictive mc_regression_predictive(const TestModel& test, const Poste
 // Cost: S draws from q and S batched forward passes over the test set.
 template <class TestModel, class Posterior>
 ClassificationPredictive mc_classification_predictive(const TestModel& test, const Posterior& q,
-                                                      Rng& rng,
-                                                      const PredictiveOptions& options = {}) {
+                                                      Rng& rng, const PredictiveOptions& options) {
   static_assert(detail::require_test_model<TestModel>());
   detail::check_predictive_inputs(test, q, options, "mc_classification_predictive");
   const auto& lik = test.likelihood();
@@ -352,7 +323,7 @@ ClassificationPredictive mc_classification_predictive(const TestModel& test, con
 template <class TestModel, class Posterior>
 RegressionPredictive glm_regression_predictive(const TestModel& test, const Posterior& q,
                                                const nn::Standardizer& targets,
-                                               const PredictiveOptions& options = {}) {
+                                               const PredictiveOptions& options) {
   static_assert(detail::require_test_model<TestModel>());
   const auto& lik = test.likelihood();
   static_assert(
@@ -391,8 +362,7 @@ RegressionPredictive glm_regression_predictive(const TestModel& test, const Post
 // Cost: that of the GLM regression predictive + N*·S·(m² flops + m draws + one likelihood).
 template <class TestModel, class Posterior>
 ClassificationPredictive glm_classification_predictive(const TestModel& test, const Posterior& q,
-                                                       Rng& rng,
-                                                       const PredictiveOptions& options = {}) {
+                                                       Rng& rng, const PredictiveOptions& options) {
   static_assert(detail::require_test_model<TestModel>());
   detail::check_predictive_inputs(test, q, options, "glm_classification_predictive");
   const auto& lik = test.likelihood();

@@ -70,6 +70,7 @@
 #include <inference/schedule.hpp>
 #include <inference/step_failure.hpp>
 #include <inference/vogn_curvature.hpp>
+#include <inference/vogn_options.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/mc_fisher.hpp>
@@ -78,52 +79,13 @@
 namespace ngvi::vi {
 
 template <class Model, Covariance C>
-class Vogn;
-
-// Options of VOGN with the covariance structure C; VognOptions (diagonal, Khan et al.'s VOGN) and
-// FullVognOptions are the two instances.
-template <Covariance C>
-struct VognOptionsFor {
-  // Epochs, minibatch M, history, threads (shared by every method).
-  LoopOptions loop{};
-  // δ of the prior N(0, δ⁻¹I).
-  double prior_precision = 1.0;
-  // λ, the weight of the KL in the ELBO (1: proper VI); enters as N/λ, see the header comment.
-  double kl_weight = 1.0;
-  // α(t), the step size of the mean. 0.01: the middle of the PyTorch reference's tuning grid.
-  Schedule mean_rate{0.01};
-  // β(t), the moving-average weight of the curvature s, in (0, 1]. 0.1 as in the reference grid.
-  Schedule precision_rate{0.1};
-  // S, Monte-Carlo samples θₛ ~ q per step; 0 evaluates everything at the mean.
-  int mc_samples = 1;
-  // Which per-example curvature c(gᵢ) to average.
-  VognCurvature curvature = VognCurvature::empirical_fisher;
-  // mc_fisher: K, targets sampled per example and θₛ.
-  int fisher_samples = 1;
-  // s₀ = initial_curvature·1 (or ·I), unless initial_state_curvature is given; 1 is the
-  // reference's choice (a starting posterior sd of about 1/√N).
-  double initial_curvature = 1.0;
-  // A warm start: μ₀ (empty: the model's own initialisation, or zeros) and s₀ (P entries for
-  // diagonal, P×P for full; empty: as above). q's precision is (N/λ)(s + λδ̃).
-  Eigen::VectorXd initial_mean{};
-  typename FactoredPrecision<C>::matrix_type initial_state_curvature{};
-
-  static constexpr const char* name = C == Covariance::full ? "vogn_full" : "vogn";
-  template <class Model>
-  using method = Vogn<Model, C>;
-};
-
-using VognOptions = VognOptionsFor<Covariance::diagonal>;
-using FullVognOptions = VognOptionsFor<Covariance::full>;
-
-template <class Model, Covariance C>
 class Vogn {
   using Factor = FactoredPrecision<C>;
   using Mat = typename Factor::matrix_type;  // s or S: P entries, or P×P
 
  public:
-  using posterior_type = typename Factor::posterior_type;
   using options_type = VognOptionsFor<C>;
+  using posterior_type = typename options_type::posterior_type;
 
   // Throws std::invalid_argument naming the field for bad options. Cost: O(P²), one Cholesky.
   Vogn(const Model& model, const options_type& o, Rng& rng) : model_(model), o_(o) {

@@ -70,6 +70,7 @@
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
 #include <inference/step_failure.hpp>
+#include <inference/von_options.hpp>
 #include <inference/von_remedy.hpp>
 #include <nn/curvature/concepts.hpp>
 #include <nn/curvature/ggn.hpp>
@@ -78,66 +79,13 @@
 namespace ngvi::vi {
 
 template <class Model, Covariance C>
-class Von;
-
-// Options of VON with the covariance structure C; VonOptions (full) and DiagonalVonOptions are
-// the two instances.
-template <Covariance C>
-struct VonOptionsFor {
-  // Epochs, minibatch M, history, threads (shared by every method).
-  LoopOptions loop{};
-  // δ of the prior N(0, δ⁻¹I).
-  double prior_precision = 1.0;
-  // λ, the weight of the KL in the ELBO (1: proper VI); enters as N/λ, see the header comment.
-  double kl_weight = 1.0;
-  // α(t), the step size of the mean. 0.1 is among the PyTorch reference's tuned choices.
-  Schedule mean_rate{0.1};
-  // β(t), the step size of the precision (its moving-average weight), in (0, 1].
-  Schedule precision_rate{0.1};
-  // S, Monte-Carlo samples θₛ ~ q per step; 0 evaluates the expectations at the mean.
-  int mc_samples = 1;
-  // Λ₀ = (N s₀/λ + δ) I with s₀ this value, unless initial_precision is given: the VOGN-style
-  // start of the PyTorch reference (s₀ = 1: a tight q around the initial mean).
-  double initial_curvature = 1.0;
-  // A warm start (e.g. from a Laplace approximation): μ₀ (empty: the model's own initialisation,
-  // or zeros) and Λ₀ (P×P for full, P diagonal entries for diagonal; empty: as above).
-  Eigen::VectorXd initial_mean{};
-  typename FactoredPrecision<C>::matrix_type initial_precision{};
-  // What to do when Λ would not be positive definite (see VonRemedy). Default: the reference's
-  // eigenvalue clipping; damp_step is the cheap alternative (no per-step eigendecomposition).
-  VonRemedy remedy = VonRemedy::clip_eigenvalues;
-  // clip_eigenvalues: the floor for Ĥ's eigenvalues (per-example units of ℓ); 0 keeps Ĥ PSD.
-  double eigenvalue_floor = 0.0;
-  // κ of the check of every remedy but clip_eigenvalues: the new Λ passes when it is positive
-  // definite AND Λ − κδI is, i.e. no precision fell below κ times the prior's (one more Cholesky
-  // per step). Default ½: a positive-definite Λ can still come close to singular where an
-  // indefinite Ĥ ate into it, and the mean step Λ⁻¹(Nĝ/λ + δμ) then explodes along that
-  // direction (seen on Boston housing, and by the PyTorch reference's Cholesky-checked remedy,
-  // which diverged); with κ < 1, ggn_fallback keeps Λ ⪰ κδI at every step. 0: positive
-  // definiteness only (no extra Cholesky). In [0, 1).
-  double precision_floor = 0.5;
-  // damp_step: at most this many halvings of β per step before the step is rejected.
-  int max_step_halvings = 30;
-  // add_damping: the first ρ in units of δ, and how many tenfold increases are tried.
-  double damping = 1.0;
-  int max_damping_increases = 30;
-
-  static constexpr const char* name = C == Covariance::full ? "von" : "von_diagonal";
-  template <class Model>
-  using method = Von<Model, C>;
-};
-
-using VonOptions = VonOptionsFor<Covariance::full>;
-using DiagonalVonOptions = VonOptionsFor<Covariance::diagonal>;
-
-template <class Model, Covariance C>
 class Von {
   using Factor = FactoredPrecision<C>;
   using Mat = typename Factor::matrix_type;  // Λ, Ĥ: P×P, or P diagonal entries
 
  public:
-  using posterior_type = typename Factor::posterior_type;
   using options_type = VonOptionsFor<C>;
+  using posterior_type = typename options_type::posterior_type;
 
   // Throws std::invalid_argument naming the field for bad options. Cost: O(P²) and one Cholesky.
   Von(const Model& model, const options_type& o, Rng& rng) : model_(model), o_(o) {

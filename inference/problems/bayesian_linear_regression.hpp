@@ -77,7 +77,8 @@ struct BayesianLinearRegression {
 
 // Throws std::invalid_argument naming the field if an option is out of range.
 // Cost: O(N·P²) to form ΦᵀΦ plus a P×P Cholesky.
-inline BayesianLinearRegression make_bayesian_linear_regression(
+template <int = 0>  // compiled only where called (docs/architecture.md, "Compile time")
+BayesianLinearRegression make_bayesian_linear_regression(
     const BayesianLinearRegressionOptions& o = {}) {
   const std::string who = "ngvi::vi::problems::make_bayesian_linear_regression";
   detail::check_at_least(who, "examples", o.examples, 1);

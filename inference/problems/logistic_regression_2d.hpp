@@ -55,7 +55,8 @@ struct LogisticRegression2d {
 };
 
 // Throws std::invalid_argument naming the field if an option is out of range. Cost: O(N).
-inline LogisticRegression2d make_logistic_regression_2d(const LogisticRegression2dOptions& o = {}) {
+template <int = 0>  // compiled only where called (docs/architecture.md, "Compile time")
+LogisticRegression2d make_logistic_regression_2d(const LogisticRegression2dOptions& o = {}) {
   const std::string who = "ngvi::vi::problems::make_logistic_regression_2d";
   detail::check_at_least(who, "examples", o.examples, 1);
   detail::check_positive_finite(who, "prior_precision", o.prior_precision);

@@ -60,7 +60,8 @@ struct Regression1dGap {
 };
 
 // Throws std::invalid_argument naming the option if one is out of range. Cost: O(N + N*).
-inline Regression1dGap make_regression_1d_gap(const Regression1dGapOptions& o = {}) {
+template <int = 0>  // compiled only where called (docs/architecture.md, "Compile time")
+Regression1dGap make_regression_1d_gap(const Regression1dGapOptions& o = {}) {
   const std::string who = "ngvi::vi::problems::make_regression_1d_gap";
   if (o.examples < 1 || o.test_examples < 0 || o.hidden_units < 1)
     throw std::invalid_argument(

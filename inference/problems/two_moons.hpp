@@ -50,7 +50,8 @@ struct TwoMoons {
 };
 
 // Throws std::invalid_argument naming the option if one is out of range. Cost: O(N + N*).
-inline TwoMoons make_two_moons(const TwoMoonsOptions& o = {}) {
+template <int = 0>  // compiled only where called (docs/architecture.md, "Compile time")
+TwoMoons make_two_moons(const TwoMoonsOptions& o = {}) {
   const std::string who = "ngvi::vi::problems::make_two_moons";
   if (o.examples < 1 || o.test_examples < 0 || o.hidden_units < 1)
     throw std::invalid_argument(

@@ -50,7 +50,8 @@ struct UciRegressionOptions {
 // Throws std::invalid_argument for out-of-range options (hidden_units < 1, a noise precision
 // that is not positive and finite, a Dense layer as the activation). Callers that read the data
 // first (io::uci_regression_problem) check the options before reading. Cost: O(1).
-inline void check_uci_regression_options(const UciRegressionOptions& o) {
+template <int = 0>
+void check_uci_regression_options(const UciRegressionOptions& o) {
   const std::string who = "ngvi::vi::problems::make_uci_regression";
   detail::check_at_least(who, "hidden_units", o.hidden_units, 1);
   detail::check_positive_finite(who, "noise_precision", o.noise_precision);
@@ -70,8 +71,9 @@ struct UciRegression {
 
 // Throws std::invalid_argument for out-of-range options (check_uci_regression_options).
 // Cost: standardising the data, O(N·D).
-inline UciRegression make_uci_regression(const UciRegressionData& data,
-                                         const UciRegressionOptions& o = {}) {
+template <int = 0>  // compiled only where called (docs/architecture.md, "Compile time")
+UciRegression make_uci_regression(const UciRegressionData& data,
+                                  const UciRegressionOptions& o = {}) {
   check_uci_regression_options(o);
   const nn::DatasetStandardizer st = nn::DatasetStandardizer::fit(data.train);
   const Eigen::Index D = data.train.input_dim();

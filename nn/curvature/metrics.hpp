@@ -7,6 +7,9 @@
 // an eigenvalue counts as negative when it is below −negative_tolerance · max|λ|, so the rounding
 // noise of an exactly PSD matrix (eigenvalues like −1e-15·max|λ|) is not reported as
 // indefiniteness.
+// Functions that would not otherwise be templates are written `template <int = 0>` (called as
+// usual), so that a program compiles their Eigen code — the eigensolver above all — only if it
+// calls them (docs/architecture.md, "Compile time").
 #pragma once
 
 #include <algorithm>
@@ -21,14 +24,16 @@
 namespace ngvi::nn {
 
 namespace detail {
-inline void check_same_shape(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, const char* who) {
+template <int = 0>
+void check_same_shape(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, const char* who) {
   if (a.rows() != b.rows() || a.cols() != b.cols())
     throw std::invalid_argument(std::string("ngvi::nn::") + who + ": approximation is " +
                                 std::to_string(a.rows()) + "x" + std::to_string(a.cols()) +
                                 ", reference is " + std::to_string(b.rows()) + "x" +
                                 std::to_string(b.cols()));
 }
-inline void check_square(const Eigen::MatrixXd& m, const char* who) {
+template <int = 0>
+void check_square(const Eigen::MatrixXd& m, const char* who) {
   if (m.rows() != m.cols())
     throw std::invalid_argument(std::string("ngvi::nn::") + who +
                                 ": expected a square matrix, got " + std::to_string(m.rows()) +
@@ -37,8 +42,8 @@ inline void check_square(const Eigen::MatrixXd& m, const char* who) {
 }  // namespace detail
 
 // ‖A − H‖_F / ‖H‖_F. 0 when both are zero, +inf when only H is. Cost: O(P²).
-inline double relative_frobenius_error(const Eigen::MatrixXd& approx,
-                                       const Eigen::MatrixXd& reference) {
+template <int = 0>
+double relative_frobenius_error(const Eigen::MatrixXd& approx, const Eigen::MatrixXd& reference) {
   detail::check_same_shape(approx, reference, "relative_frobenius_error");
   const double diff = (approx - reference).norm();
   const double ref = reference.norm();
@@ -47,7 +52,8 @@ inline double relative_frobenius_error(const Eigen::MatrixXd& approx,
 }
 
 // aᵀb / (‖a‖‖b‖) ∈ [−1, 1]; NaN if either vector is zero (the angle is undefined). Cost: O(P).
-inline double cosine_similarity(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+template <int = 0>
+double cosine_similarity(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   if (a.size() != b.size())
     throw std::invalid_argument("ngvi::nn::cosine_similarity: vectors have " +
                                 std::to_string(a.size()) + " and " + std::to_string(b.size()) +
@@ -58,7 +64,8 @@ inline double cosine_similarity(const Eigen::VectorXd& a, const Eigen::VectorXd&
 }
 
 // Cosine similarity of diag(A) and diag(H). Cost: O(P).
-inline double diagonal_cosine(const Eigen::MatrixXd& approx, const Eigen::MatrixXd& reference) {
+template <int = 0>
+double diagonal_cosine(const Eigen::MatrixXd& approx, const Eigen::MatrixXd& reference) {
   detail::check_same_shape(approx, reference, "diagonal_cosine");
   return cosine_similarity(approx.diagonal(), reference.diagonal());
 }
@@ -84,7 +91,8 @@ struct Spectrum {
 };
 
 // The eigenvalues of the symmetric part of M. Cost: one symmetric eigendecomposition, O(P³).
-inline Spectrum spectrum(const Eigen::MatrixXd& m, const SpectrumOptions& options = {}) {
+template <int = 0>
+Spectrum spectrum(const Eigen::MatrixXd& m, const SpectrumOptions& options = {}) {
   detail::check_square(m, "spectrum");
   Spectrum s;
   if (m.rows() == 0) return s;
@@ -105,12 +113,16 @@ inline Spectrum spectrum(const Eigen::MatrixXd& m, const SpectrumOptions& option
 }
 
 // The k largest eigenvalues, largest first. Cost: O(P³).
-inline Eigen::VectorXd top_eigenvalues(const Eigen::MatrixXd& m, Eigen::Index k) {
+template <int = 0>
+Eigen::VectorXd top_eigenvalues(const Eigen::MatrixXd& m, Eigen::Index k) {
   return spectrum(m).top(k);
 }
 
 // The smallest eigenvalue (negative: the matrix is not PSD). Cost: O(P³).
-inline double smallest_eigenvalue(const Eigen::MatrixXd& m) { return spectrum(m).min; }
+template <int = 0>
+double smallest_eigenvalue(const Eigen::MatrixXd& m) {
+  return spectrum(m).min;
+}
 
 // How an approximation A compares with a reference H (usually the exact Hessian).
 struct CurvatureComparison {
@@ -126,10 +138,11 @@ struct CurvatureComparison {
 
 // Compares A with H. Pass H's spectrum if already computed (it is reused across approximations).
 // Cost: one eigendecomposition of A (O(P³)) + O(P²).
-inline CurvatureComparison compare_curvature(const Eigen::MatrixXd& approx,
-                                             const Eigen::MatrixXd& reference,
-                                             const Spectrum& reference_spectrum, Eigen::Index k = 5,
-                                             const SpectrumOptions& options = {}) {
+template <int = 0>
+CurvatureComparison compare_curvature(const Eigen::MatrixXd& approx,
+                                      const Eigen::MatrixXd& reference,
+                                      const Spectrum& reference_spectrum, Eigen::Index k = 5,
+                                      const SpectrumOptions& options = {}) {
   detail::check_same_shape(approx, reference, "compare_curvature");
   CurvatureComparison c;
   c.relative_frobenius_error = relative_frobenius_error(approx, reference);
@@ -146,9 +159,10 @@ inline CurvatureComparison compare_curvature(const Eigen::MatrixXd& approx,
 }
 
 // As above, computing the reference's spectrum. Cost: two eigendecompositions.
-inline CurvatureComparison compare_curvature(const Eigen::MatrixXd& approx,
-                                             const Eigen::MatrixXd& reference, Eigen::Index k = 5,
-                                             const SpectrumOptions& options = {}) {
+template <int = 0>
+CurvatureComparison compare_curvature(const Eigen::MatrixXd& approx,
+                                      const Eigen::MatrixXd& reference, Eigen::Index k = 5,
+                                      const SpectrumOptions& options = {}) {
   return compare_curvature(approx, reference, spectrum(reference, options), k, options);
 }
 

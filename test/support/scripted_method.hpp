@@ -56,6 +56,7 @@ struct ScriptedOptions {
   Eigen::Index escape_until = 0;
   double escape_to = 0.0;
   static constexpr const char* name = "scripted";
+  using posterior_type = vi::DiagonalGaussian;
   template <class Model>
   using method = ScriptedStep<Model>;
 };
@@ -63,7 +64,7 @@ struct ScriptedOptions {
 template <class Model>
 class ScriptedStep {
  public:
-  using posterior_type = vi::DiagonalGaussian;
+  using posterior_type = ScriptedOptions::posterior_type;
   ScriptedStep(const Model&, const ScriptedOptions& o, vi::Rng& rng)
       : o_(o), mu_(vi::standard_normal(rng, 2)) {}
   void step(const vi::StepInput& in, vi::Rng& rng, vi::Counters& c) {
