@@ -3,8 +3,9 @@
 // layer, so its last-layer posterior is exact — the precision against τΦᵀΦ + δI, the GLM
 // predictive against φᵀΛ⁻¹φ + 1/τ, the evidence against log N(y; 0, τ⁻¹I + δ⁻¹ΦΦᵀ) (the
 // data-space form of support/conjugate_linear.hpp, Φ computed here from θ's blocks), also at
-// another (δ, τ) by rescaling; S = every parameter against laplace()'s full GGN Laplace; bad input.
-#include <algorithm>
+// another (δ, τ) by rescaling; S = every parameter against laplace()'s full GGN Laplace and
+// glm_regression_predictive; chosen blocks against the S block of the full GGN and exact Hessian;
+// bad input.
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -154,9 +155,34 @@ BOOST_AUTO_TEST_CASE(every_parameter_is_the_full_laplace) {
   check_close(la.posterior.precision(), full.posterior.precision(), "Λ vs laplace()'s GGN Λ");
   check_close(la.log_marginal_likelihood, full.log_marginal_likelihood, "evidence vs laplace()'s");
   check_close(la.gradient_norm, full.gradient_norm, "gradient norm vs laplace()'s");
+  const LinearModel test = fx.model(draws(11, 6, 2), MatrixXd::Zero(6, 1));
+  const nn::Standardizer identity = nn::Standardizer::identity(1);
+  check_close(vi::subnetwork_glm_predictive(test, la, identity).variance,
+              vi::glm_regression_predictive(test, full.posterior, identity).variance,
+              "GLM variance vs glm_regression_predictive's");
   // Named blocks select the same indices as the last layer.
   BOOST_TEST(vi::subnetwork_indices(model, {"dense1.weight", "dense1.bias"}) ==
              vi::last_layer_indices(model));
+}
+
+BOOST_AUTO_TEST_CASE(chosen_blocks_are_the_full_curvature_restricted) {
+  // H_SS from the S columns of the Jacobians against the S rows and columns of the full GGN and
+  // exact Hessian, on blocks from both layers of the nonlinear network at a θ that is no MAP (a
+  // large δ keeps the exact Hessian's Λ_S positive definite there; H_SS does not depend on δ).
+  const Fixture fx;
+  const LinearModel model = fx.model(fx.X, fx.Y);
+  const std::vector<Eigen::Index> s =
+      vi::subnetwork_indices(model, {"dense1.weight", "dense0.bias"});
+  BOOST_TEST(s.size() == std::size_t{2 * hidden});
+  const MatrixXd ggn = nn::ggn(model, fx.theta);
+  const MatrixXd hessian = nn::exact_hessian(model, fx.theta);
+  check_close(
+      vi::subnetwork_laplace(model, fx.theta, s, with(vi::LaplaceCurvature::ggn, delta)).curvature,
+      ggn(s, s), "H_SS vs the full GGN's S block");
+  check_close(
+      vi::subnetwork_laplace(model, fx.theta, s, with(vi::LaplaceCurvature::exact_hessian, 1e3))
+          .curvature,
+      hessian(s, s), "H_SS vs the full exact Hessian's S block");
 }
 
 BOOST_AUTO_TEST_CASE(bad_input) {
