@@ -36,6 +36,7 @@
 #include <inference/random.hpp>
 #include <inference/schedule.hpp>
 #include <inference/step_failure.hpp>
+#include <inference/subnetwork_laplace.hpp>
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
 #include <inference/von_remedy.hpp>
