@@ -5,14 +5,18 @@
 // unit that sees it does not instantiate that function, it calls the copy compiled once into
 // libngvi_instances (inference/instances.cpp, which includes this header with
 // NGVI_INSTANCES_EXTERN empty and so turns every declaration into a definition). A program
-// gets them by linking ngvi::instances, whose NGVI_INSTANCES definition makes
-// <inference/inference.hpp> include this header; nothing in its source changes, and a call
-// with other template arguments (another model, method, callbacks) is compiled header-only as
-// before. The set: the 1-D gap regression's model (problems/regression_1d_gap.hpp, an MLP with
-// a fixed-noise Gaussian likelihood) fitted by VON (full covariance), VOGN (diagonal) and IVON
-// without callbacks, and the Monte-Carlo regression predictive of their posteriors — the calls
-// of examples/vi_tour.cpp, whose compile they take from 70 s to 25 s of CPU at -O3
-// (docs/user-guide.md, "The compiled instances").
+// gets them by linking ngvi::instances, and either includes this header itself or keeps
+// <inference/inference.hpp>, which includes it when NGVI_INSTANCES is defined (the target defines
+// it). This header includes only what the declarations need — fit's declaration
+// (fit_declaration.hpp), the methods' options, the predictive's declarations, the posteriors and
+// the problem — and none of the loop or the methods, so a program that includes it alone compiles
+// none of them; a call with other template arguments then fails to link. Through the umbrella,
+// such a call is compiled header-only as before. The set: the 1-D gap regression's model
+// (problems/regression_1d_gap.hpp, an MLP with a fixed-noise Gaussian likelihood) fitted by VON
+// (full covariance), VOGN (diagonal) and IVON without callbacks, and the Monte-Carlo regression
+// predictive of their posteriors — the calls of examples/vi_tour.cpp, which includes this header
+// and compiles in about 10 s at -O3 instead of 53 s header-only (docs/user-guide.md, "The
+// compiled instances").
 //
 // The library's code is compiled once with its own flags, so a program must match it in what
 // changes the layout of Eigen's objects or the engine's inline code: Eigen's alignment (set by

@@ -37,15 +37,15 @@ using ConstArrayMap = Eigen::Map<const Eigen::ArrayXd>;
 inline constexpr Eigen::Index math_chunk = 256;
 using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, math_chunk, 1>;
 
-// Written `template <int = 0>` (called as usual), as the kernels below, so that a program
-// compiles their Eigen expressions only if it calls them: as plain inline functions every
-// translation unit including the engine instantiated them while parsing (0.8 s of clang's 7.9 s
-// front end on examples/vi_tour.cpp).
-template <int = 0>
-Chunk tanh_chunk(const Chunk& x) {
-  const Chunk x2 = x * x;
+// The kernels take the chunk type as a template parameter C (always Chunk), so that their Eigen
+// expressions depend on it and are instantiated only where a kernel is called: with Chunk
+// spelled out, every translation unit including the engine instantiated them while parsing
+// (1.1 s of clang's 14 s front end on a file that includes inference/von.hpp and nothing else).
+template <class C>
+C tanh_chunk(const C& x) {
+  const C x2 = x * x;
   // Odd Taylor series of tanh to x^19; for |x| < 0.125 the truncation is below 1e-17.
-  const Chunk series =
+  const C series =
       x * (1.0 + x2 * (-1.0 / 3 +
                        x2 * (2.0 / 15 +
                              x2 * (-17.0 / 315 +
@@ -54,27 +54,27 @@ Chunk tanh_chunk(const Chunk& x) {
                                                x2 * (21844.0 / 6081075 +
                                                      x2 * (-929569.0 / 638512875 +
                                                            x2 * (6404582.0 / 10854718875.0)))))))));
-  const Chunk closed = 1.0 - 2.0 / ((2.0 * x).exp() + 1.0);
+  const C closed = 1.0 - 2.0 / ((2.0 * x).exp() + 1.0);
   return (x.abs() < 0.125).select(series, closed);
 }
 
 // sin(x) and cos(x) together.
-template <int = 0>
-void sin_cos_chunk(const Chunk& x, Chunk& sv, Chunk& cv) {
+template <class C>
+void sin_cos_chunk(const C& x, C& sv, C& cv) {
   // π/2 in three parts: the first two have trailing zero bits, so q·part is exact for |q| < 2^20.
   constexpr double pio2_1 = 1.57079632673412561417e+00, pio2_2 = 6.07710050630396597660e-11,
                    pio2_3 = 2.02226624879595063154e-21, two_over_pi = 6.36619772367581382433e-01;
-  const Chunk q = (x * two_over_pi).round();
-  const Chunk r = ((x - q * pio2_1) - q * pio2_2) - q * pio2_3;
-  const Chunk z = r * r;
-  const Chunk sr =
+  const C q = (x * two_over_pi).round();
+  const C r = ((x - q * pio2_1) - q * pio2_2) - q * pio2_3;
+  const C z = r * r;
+  const C sr =
       r + r * z *
               (-1.66666666666666324348e-01 +
                z * (8.33333333332248946124e-03 +
                     z * (-1.98412698298579493134e-04 +
                          z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
                                                                 z * 1.58969099521155010221e-10)))));
-  const Chunk cr =
+  const C cr =
       1.0 - 0.5 * z +
       z * z *
           (4.16666666666666019037e-02 +
@@ -83,9 +83,9 @@ void sin_cos_chunk(const Chunk& x, Chunk& sv, Chunk& cv) {
                      z * (-2.75573143513906633035e-07 +
                           z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
   // Quadrant k = q mod 4: sin x = (sr, cr, −sr, −cr)[k], cos x = (cr, −sr, −cr, sr)[k].
-  const Chunk k = q - 4.0 * (q * 0.25).floor();
-  const Chunk swap_sin = (k == 1.0 || k == 3.0).select(cr, sr);
-  const Chunk swap_cos = (k == 1.0 || k == 3.0).select(sr, cr);
+  const C k = q - 4.0 * (q * 0.25).floor();
+  const C swap_sin = (k == 1.0 || k == 3.0).select(cr, sr);
+  const C swap_cos = (k == 1.0 || k == 3.0).select(sr, cr);
   sv = (k >= 2.0).select(-swap_sin, swap_sin);
   cv = (k == 1.0 || k == 2.0).select(-swap_cos, swap_cos);
   if ((x.abs() > 1048576.0).any() || !x.isFinite().all()) {
@@ -102,63 +102,63 @@ void sin_cos_chunk(const Chunk& x, Chunk& sv, Chunk& cv) {
 // overload per function with a kernel, chosen by its fn:: struct as a tag. The second
 // derivatives are closed forms in f and f'. A function without an overload here has no kernel
 // (has_vectorised_kernel below is false for it) and goes coefficient by coefficient.
-template <bool D1, bool D2>
-void chunk_kernel(fn::Tanh, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Tanh, const C& x, C& f, C& d1, C& d2) {
   f = tanh_chunk(x);
   if constexpr (D1) d1 = 1.0 - f * f;
   if constexpr (D2) d2 = -2.0 * f * d1;
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Exp, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Exp, const C& x, C& f, C& d1, C& d2) {
   f = x.exp();
   if constexpr (D1) d1 = f;
   if constexpr (D2) d2 = f;
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Log, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Log, const C& x, C& f, C& d1, C& d2) {
   f = x.log();
   if constexpr (D1) d1 = 1.0 / x;
   if constexpr (D2) d2 = -1.0 / (x * x);
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Logistic, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Logistic, const C& x, C& f, C& d1, C& d2) {
   f = 1.0 / (1.0 + (-x).exp());
   if constexpr (D1) d1 = f * (1.0 - f);
   if constexpr (D2) d2 = d1 * (1.0 - 2.0 * f);
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Log1pExp, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Log1pExp, const C& x, C& f, C& d1, C& d2) {
   // log(1 + e^x) = max(x, 0) + log1p(e^−|x|), log1p(e) = log(u) − ((u − 1) − e)/u with
   // u = 1 + e; the derivative is logistic(x).
-  const Chunk e = (-x.abs()).exp();  // in (0, 1]
-  const Chunk u = 1.0 + e;
-  const Chunk inv = 1.0 / u;
+  const C e = (-x.abs()).exp();  // in (0, 1]
+  const C u = 1.0 + e;
+  const C inv = 1.0 / u;
   f = x.max(0.0) + (u.log() - ((u - 1.0) - e) * inv);
   if constexpr (D1) d1 = (x >= 0.0).select(inv, e * inv);
   if constexpr (D2) d2 = d1 * (1.0 - d1);
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Sin, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
-  Chunk c;
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Sin, const C& x, C& f, C& d1, C& d2) {
+  C c;
   sin_cos_chunk(x, f, c);
   if constexpr (D1) d1 = c;
   if constexpr (D2) d2 = -f;
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Cos, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
-  Chunk s;
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Cos, const C& x, C& f, C& d1, C& d2) {
+  C s;
   sin_cos_chunk(x, s, f);
   if constexpr (D1) d1 = -s;
   if constexpr (D2) d2 = -f;
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Square, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Square, const C& x, C& f, C& d1, C& d2) {
   f = x * x;
   if constexpr (D1) d1 = 2.0 * x;
   if constexpr (D2) d2.setConstant(x.size(), 2.0);
 }
-template <bool D1, bool D2>
-void chunk_kernel(fn::Sqrt, const Chunk& x, Chunk& f, Chunk& d1, Chunk& d2) {
+template <bool D1, bool D2, class C>
+void chunk_kernel(fn::Sqrt, const C& x, C& f, C& d1, C& d2) {
   f = x.sqrt();
   if constexpr (D1) d1 = 0.5 / f;
   if constexpr (D2) d2 = -d1 * d1 / f;
