@@ -94,13 +94,6 @@ struct Fixture {
   }
 };
 
-vi::SubnetworkLaplaceOptions with(vi::LaplaceCurvature c, double d) {
-  vi::SubnetworkLaplaceOptions o;
-  o.curvature = c;
-  o.prior_precision = d;
-  return o;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(last_layer_is_bayesian_linear_regression_on_the_features) {
@@ -114,7 +107,8 @@ BOOST_AUTO_TEST_CASE(last_layer_is_bayesian_linear_regression_on_the_features) {
   const MatrixXd Sigma = c.covariance();
   for (const auto curvature : {vi::LaplaceCurvature::ggn, vi::LaplaceCurvature::exact_hessian}) {
     const std::string name = vi::to_string(curvature);
-    const vi::SubnetworkLaplace la = vi::last_layer_laplace(model, theta, with(curvature, delta));
+    const vi::SubnetworkLaplace la =
+        vi::last_layer_laplace(model, theta, {.curvature = curvature, .prior_precision = delta});
     std::vector<Eigen::Index> last(hidden + 1);
     std::iota(last.begin(), last.end(), Eigen::Index{3 * hidden});
     BOOST_TEST(la.indices == last);
@@ -134,8 +128,9 @@ BOOST_AUTO_TEST_CASE(evidence_at_another_prior_and_noise_precision) {
   const Fixture fx;
   const double delta1 = 2.0, tau1 = 9.0;
   const ConjugateLinear c1 = fx.blr(tau1, delta1);
-  const vi::SubnetworkLaplace la = vi::last_layer_laplace(
-      fx.model(fx.X, fx.Y), fx.with_last_layer(c1.mean()), with(vi::LaplaceCurvature::ggn, delta));
+  const vi::SubnetworkLaplace la =
+      vi::last_layer_laplace(fx.model(fx.X, fx.Y), fx.with_last_layer(c1.mean()),
+                             {.curvature = vi::LaplaceCurvature::ggn, .prior_precision = delta});
   check_close(vi::log_marginal_likelihood(la, delta1, tau1), c1.log_evidence(),
               "evidence at (δ₁, τ₁) vs BLR evidence");
   check_close(vi::log_marginal_likelihood(la, delta), la.log_marginal_likelihood,
@@ -147,8 +142,8 @@ BOOST_AUTO_TEST_CASE(every_parameter_is_the_full_laplace) {
   const LinearModel model = fx.model(fx.X, fx.Y);
   std::vector<Eigen::Index> all(static_cast<std::size_t>(model.num_params()));
   std::iota(all.begin(), all.end(), Eigen::Index{0});
-  const vi::SubnetworkLaplace la =
-      vi::subnetwork_laplace(model, fx.theta, all, with(vi::LaplaceCurvature::ggn, delta));
+  const vi::SubnetworkLaplace la = vi::subnetwork_laplace(
+      model, fx.theta, all, {.curvature = vi::LaplaceCurvature::ggn, .prior_precision = delta});
   vi::LaplaceOptions o;
   o.prior_precision = delta;
   const auto full = vi::laplace(model, fx.theta, o);
@@ -177,12 +172,15 @@ BOOST_AUTO_TEST_CASE(chosen_blocks_are_the_full_curvature_restricted) {
   const MatrixXd ggn = nn::ggn(model, fx.theta);
   const MatrixXd hessian = nn::exact_hessian(model, fx.theta);
   check_close(
-      vi::subnetwork_laplace(model, fx.theta, s, with(vi::LaplaceCurvature::ggn, delta)).curvature,
-      ggn(s, s), "H_SS vs the full GGN's S block");
-  check_close(
-      vi::subnetwork_laplace(model, fx.theta, s, with(vi::LaplaceCurvature::exact_hessian, 1e3))
+      vi::subnetwork_laplace(model, fx.theta, s,
+                             {.curvature = vi::LaplaceCurvature::ggn, .prior_precision = delta})
           .curvature,
-      hessian(s, s), "H_SS vs the full exact Hessian's S block");
+      ggn(s, s), "H_SS vs the full GGN's S block");
+  check_close(vi::subnetwork_laplace(
+                  model, fx.theta, s,
+                  {.curvature = vi::LaplaceCurvature::exact_hessian, .prior_precision = 1e3})
+                  .curvature,
+              hessian(s, s), "H_SS vs the full exact Hessian's S block");
 }
 
 BOOST_AUTO_TEST_CASE(bad_input) {
@@ -203,7 +201,10 @@ BOOST_AUTO_TEST_CASE(bad_input) {
   check_error_mentions([&] { vi::last_layer_laplace(squashed, fx.theta); },
                        "does not end with a dense layer");
   check_error_mentions(
-      [&] { vi::last_layer_laplace(model, fx.theta, with(vi::LaplaceCurvature::kfac, delta)); },
+      [&] {
+        vi::last_layer_laplace(model, fx.theta,
+                               {.curvature = vi::LaplaceCurvature::kfac, .prior_precision = delta});
+      },
       "kfac");
 }
 
