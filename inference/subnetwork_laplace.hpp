@@ -101,16 +101,8 @@ auto with_subnetwork(const Eigen::VectorXd& theta, const std::vector<Eigen::Inde
                      const VectorS& theta_s) {
   using T = typename VectorS::Scalar;
   Eigen::Matrix<T, Eigen::Dynamic, 1> th = theta.cast<T>();
-  for (std::size_t k = 0; k < s.size(); ++k) th(s[k]) = theta_s(static_cast<Eigen::Index>(k));
+  th(s) = theta_s;
   return th;
-}
-
-// θ_S. Cost: O(P_S).
-template <int = 0>
-Eigen::VectorXd subvector(const Eigen::VectorXd& theta, const std::vector<Eigen::Index>& s) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(s.size()));
-  for (std::size_t k = 0; k < s.size(); ++k) v(static_cast<Eigen::Index>(k)) = theta(s[k]);
-  return v;
 }
 
 // J_S,i = ∂fᵢ/∂θ_S (m×P_S), writing fᵢ(θ*). Cost: one recording of fᵢ + m reverse sweeps.
@@ -120,7 +112,7 @@ Eigen::MatrixXd subnetwork_jacobian(const Model& model, const Eigen::VectorXd& t
                                     Eigen::VectorXd& f) {
   return ad::jacobian(
       [&](const auto& ts) { return model.example_output(with_subnetwork(theta, s, ts), i); },
-      subvector(theta, s), &f);
+      Eigen::VectorXd(theta(s)), &f);
 }
 
 // Throws std::invalid_argument naming `who` unless S is non-empty, inside 0..P−1 and without
@@ -221,7 +213,7 @@ SubnetworkLaplace subnetwork_laplace(const Model& model, const Eigen::VectorXd& 
                                 ": LaplaceCurvature::kfac is not offered on a subnetwork "
                                 "(use ggn or exact_hessian)");
   const double delta = options.prior_precision;
-  const Eigen::VectorXd theta_s = detail::subvector(theta, s);
+  const Eigen::VectorXd theta_s = theta(s);
   const auto P_S = static_cast<Eigen::Index>(s.size());
   const auto loss_on_s = [&](const auto& ts) {
     return nn::detail::total_loss(model)(detail::with_subnetwork(theta, s, ts));
