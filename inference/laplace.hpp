@@ -164,6 +164,24 @@ std::string not_positive_definite_advice(LaplaceCurvature c) {
          "too large to add up: check that θ is a converged MAP and the inputs are scaled";
 }
 
+// N(mean, Λ⁻¹), or std::domain_error naming `what` (the precision and its formula), the curvature,
+// δ, Λ's smallest eigenvalue (NaN for a non-finite Λ, said so) and the advice. Cost: a Cholesky,
+// and an eigendecomposition only on failure.
+template <int = 0>
+FullGaussian laplace_posterior(const Eigen::VectorXd& mean, const Eigen::MatrixXd& Lambda,
+                               LaplaceCurvature curvature, double delta, const std::string& what) {
+  std::optional<FullGaussian> q = FullGaussian::from_precision_if_pd(mean, Lambda);
+  if (q) return std::move(*q);
+  const double smallest = Lambda.allFinite() ? Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
+                                                   Lambda, Eigen::EigenvaluesOnly)
+                                                   .eigenvalues()(0)
+                                             : std::numeric_limits<double>::quiet_NaN();
+  throw std::domain_error(
+      what + " with H = " + to_string(curvature) + " and δ = " + std::to_string(delta) +
+      " is not positive definite: its smallest eigenvalue is " + number_or_not_finite(smallest) +
+      " (" + not_positive_definite_advice(curvature) + ")");
+}
+
 // 0, 1, ..., N − 1.
 template <class Model>
 std::vector<Eigen::Index> every_example(const Model& model) {
@@ -282,23 +300,12 @@ Laplace<FullGaussian> laplace(const Model& model, const Eigen::VectorXd& theta,
   detail::check_laplace_inputs(model, theta, options, "laplace");
   Eigen::MatrixXd Lambda = detail::data_curvature(model, theta, options, false, "laplace");
   Lambda.diagonal().array() += options.prior_precision;
-  std::optional<FullGaussian> q = FullGaussian::from_precision_if_pd(theta, Lambda);
-  if (!q) {
-    // The eigenvalues of a Λ with a non-finite entry are NaN: say so instead.
-    const double smallest = Lambda.allFinite() ? Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
-                                                     Lambda, Eigen::EigenvaluesOnly)
-                                                     .eigenvalues()(0)
-                                               : std::numeric_limits<double>::quiet_NaN();
-    throw std::domain_error(std::string("ngvi::vi::laplace: the precision Λ = H + δI with H = ") +
-                            to_string(options.curvature) +
-                            " and δ = " + std::to_string(options.prior_precision) +
-                            " is not positive definite: its smallest eigenvalue is " +
-                            detail::number_or_not_finite(smallest) + " (" +
-                            detail::not_positive_definite_advice(options.curvature) + ")");
-  }
+  FullGaussian q =
+      detail::laplace_posterior(theta, Lambda, options.curvature, options.prior_precision,
+                                "ngvi::vi::laplace: the precision Λ = H + δI");
   Laplace<FullGaussian> r;
-  r.log_det_precision = q->log_det_precision();
-  r.posterior = std::move(*q);
+  r.log_det_precision = q.log_det_precision();
+  r.posterior = std::move(q);
   detail::laplace_terms(model, theta, options, r);
   return r;
 }

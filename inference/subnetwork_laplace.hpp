@@ -239,24 +239,14 @@ SubnetworkLaplace subnetwork_laplace(const Model& model, const Eigen::VectorXd& 
           }));
     }
   }
-  std::optional<FullGaussian> q = detail::subnetwork_posterior(theta_s, r.curvature, delta);
-  if (!q) {
-    Eigen::MatrixXd lambda = r.curvature;
-    lambda.diagonal().array() += delta;
-    const double smallest = lambda.allFinite() ? Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
-                                                     lambda, Eigen::EigenvaluesOnly)
-                                                     .eigenvalues()(0)
-                                               : std::numeric_limits<double>::quiet_NaN();
-    throw std::domain_error(who + ": the precision Λ_S = H_SS + δI with H = " +
-                            to_string(options.curvature) + " and δ = " + std::to_string(delta) +
-                            " is not positive definite: its smallest eigenvalue is " +
-                            detail::number_or_not_finite(smallest) + " (" +
-                            detail::not_positive_definite_advice(options.curvature) + ")");
-  }
+  Eigen::MatrixXd lambda = r.curvature;
+  lambda.diagonal().array() += delta;
+  FullGaussian q = detail::laplace_posterior(theta_s, lambda, options.curvature, delta,
+                                             who + ": the precision Λ_S = H_SS + δI");
   r.indices = s;
   r.theta = theta;
-  r.log_det_precision = q->log_det_precision();
-  r.posterior = std::move(*q);
+  r.log_det_precision = q.log_det_precision();
+  r.posterior = std::move(q);
   r.log_likelihood = -loss;
   r.log_prior = 0.5 * static_cast<double>(P_S) * std::log(delta / (2.0 * std::numbers::pi)) -
                 0.5 * delta * theta_s.squaredNorm();
