@@ -18,6 +18,7 @@
 
 #include <inference/subnetwork_laplace.hpp>
 
+#include <support/check_bitwise.hpp>
 #include <support/conjugate_linear.hpp>
 #include <support/posterior_checks.hpp>
 
@@ -135,6 +136,20 @@ BOOST_AUTO_TEST_CASE(evidence_at_another_prior_and_noise_precision) {
               "evidence at (δ₁, τ₁) vs BLR evidence");
   check_close(vi::log_marginal_likelihood(la, delta), la.log_marginal_likelihood,
               "evidence at the fitted δ");
+}
+
+BOOST_AUTO_TEST_CASE(same_bits_for_any_thread_count) {
+  // A check, not a reference: the sum over examples is blocked in a fixed order, so 1 and 2
+  // threads (one example per task) give the same bits.
+  const Fixture fx;
+  const LinearModel model = fx.model(fx.X, fx.Y);
+  const auto fit = [&](int threads) {
+    return vi::last_layer_laplace(model, fx.theta,
+                                  {.prior_precision = delta, .threads = threads, .grain = 1});
+  };
+  const vi::SubnetworkLaplace one = fit(1), two = fit(2);
+  NGVI_CHECK_BITWISE(one.curvature, two.curvature, "H_SS");
+  NGVI_CHECK_BITWISE(one.log_marginal_likelihood, two.log_marginal_likelihood, "evidence");
 }
 
 BOOST_AUTO_TEST_CASE(every_parameter_is_the_full_laplace) {
