@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <app/active/active_command.hpp>
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/ranks.hpp>
 #include <app/cli/run_guarded.hpp>
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
   });
   const std::vector<app::Subcommand> subcommands = {
       app::add_study_command(root), app::add_verify_command(root),
-      app::add_uci_command(root, *ranks), app::add_fit_command(root, *ranks)};
+      app::add_uci_command(root, *ranks), app::add_fit_command(root, *ranks),
+      app::add_active_command(root)};
   int parse_exit = -1;  // -1: parsed; else the exit code of --help (0) or of bad usage (2)
   std::string parse_error;
   try {

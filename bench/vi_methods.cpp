@@ -24,6 +24,11 @@
 //                            or ggn (Cholesky check, that step's GGN on failure); `ngvi`
 //                            uses clip by default; VI/von_epoch_H10/clip/threads:2 with
 //                            loop.threads = 2
+//   VI/laplace_ggn_H50       the full Laplace approximation of the 13-50-1 network (P = 751) on the
+//                            whole training set: the N = 455 examples' GGN, Λ = GGN + δI and its
+//                            Cholesky (inference/laplace.hpp), at the initial θ of the fit
+//   VI/last_layer_laplace_H50  the last-layer Laplace of the same network at the same θ (P_S = 51,
+//                            inference/subnetwork_laplace.hpp): what it saves against the full one
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -37,6 +42,7 @@
 
 #include <inference/inference.hpp>
 #include <inference/problems/uci_regression.hpp>
+#include <inference/subnetwork_laplace.hpp>
 #include <nn/curvature/hessian.hpp>
 #include <nn/per_example.hpp>
 
@@ -220,6 +226,32 @@ void eigh(benchmark::State& state) {
   }
 }
 
+// The full (GGN) and the last-layer Laplace approximation at the fit's initial θ, one thread: the
+// cost does not depend on θ (both are N Jacobians, a product and a Cholesky).
+void laplace_full(benchmark::State& state) {
+  const Model& model = boston(50);
+  const FirstBatch fb = first_batch(model);
+  for (auto _ : state) {
+    const auto la =
+        vi::laplace(model, fb.theta, {.prior_precision = kPriorPrecision, .threads = 1});
+    benchmark::DoNotOptimize(la.log_marginal_likelihood);
+  }
+  state.counters["P"] = static_cast<double>(model.num_params());
+}
+
+void laplace_last_layer(benchmark::State& state) {
+  const Model& model = boston(50);
+  const FirstBatch fb = first_batch(model);
+  Eigen::Index ps = 0;
+  for (auto _ : state) {
+    const vi::SubnetworkLaplace la =
+        vi::last_layer_laplace(model, fb.theta, {.prior_precision = kPriorPrecision, .threads = 1});
+    benchmark::DoNotOptimize(la.log_marginal_likelihood);
+    ps = static_cast<Eigen::Index>(la.indices.size());
+  }
+  state.counters["P"] = static_cast<double>(ps);
+}
+
 void register_all() {
   const auto reg = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)
@@ -248,6 +280,8 @@ void register_all() {
   reg("VI/hessian_H10_M32", [](benchmark::State& s) { hessian(s, 1); });
   reg("VI/hessian_H10_M32/threads:2", [](benchmark::State& s) { hessian(s, 2); });
   reg("VI/eigh_P151", eigh);
+  reg("VI/laplace_ggn_H50", laplace_full);
+  reg("VI/last_layer_laplace_H50", laplace_last_layer);
   for (const auto& [label, remedy] : {std::pair{"clip", vi::VonRemedy::clip_eigenvalues},
                                       std::pair{"damp", vi::VonRemedy::damp_step},
                                       std::pair{"ggn", vi::VonRemedy::ggn_fallback}}) {

@@ -3,7 +3,8 @@
 // data/uci/SOURCE.md), read into Datasets.
 //
 // load_uci_split reads split k and rejects a split whose training and test rows overlap (or that
-// lists a row twice); uci_hidden_units and uci_split_count read the folder's n_hidden.txt and
+// lists a row twice); load_uci_rows reads every row, for a protocol that draws its own split;
+// uci_hidden_units and uci_split_count read the folder's n_hidden.txt and
 // n_splits.txt; uci_regression_problem reads a split into the benchmark problem of
 // inference/problems/uci_regression.hpp. The files are numeric tables (io/numeric_table.hpp), and
 // every problem with them is a DataError naming the file, the line and the field.
@@ -31,6 +32,30 @@ struct UciSplit {
   Eigen::Index target_column = 0;
 };
 
+// Every row of a UCI folder (no split): data.txt's inputs and target.
+struct UciRows {
+  nn::Dataset all;
+  std::vector<Eigen::Index> feature_columns;
+  Eigen::Index target_column = 0;
+};
+
+// Every row of a UCI folder's data.txt, as inputs (index_features.txt's columns) and target
+// (index_target.txt's one column): what a protocol that draws its own splits starts from (the
+// active-learning protocol, app/active). Throws DataError for missing or malformed files and for
+// a target file that does not name exactly one column. Cost: O(size of the files).
+inline UciRows load_uci_rows(const std::filesystem::path& dir) {
+  const Eigen::MatrixXd table = load_matrix(dir / "data.txt");
+  UciRows s;
+  s.feature_columns = load_indices(dir / "index_features.txt");
+  const auto target = load_indices(dir / "index_target.txt");
+  if (target.size() != 1)
+    throw DataError(dir / "index_target.txt", 0, 0, "exactly one target column",
+                    std::to_string(target.size()));
+  s.target_column = target[0];
+  s.all = select_columns(table, s.feature_columns, {s.target_column}, dir / "data.txt");
+  return s;
+}
+
 // Split k of a UCI folder in the format of data/uci/ (see data/uci/SOURCE.md).
 // Throws DataError for missing or malformed files, for indices outside data.txt, for a row
 // listed twice in one index file and for a row in both the training and the test split (test
@@ -38,16 +63,11 @@ struct UciSplit {
 inline UciSplit load_uci_split(const std::filesystem::path& dir, int split) {
   if (split < 0)
     throw DataError(dir, 0, 0, "a split number of at least 0", "split " + std::to_string(split));
-  const Eigen::MatrixXd table = load_matrix(dir / "data.txt");
+  const UciRows data = load_uci_rows(dir);
+  const nn::Dataset& all = data.all;
   UciSplit s;
-  s.feature_columns = load_indices(dir / "index_features.txt");
-  const auto target = load_indices(dir / "index_target.txt");
-  if (target.size() != 1)
-    throw DataError(dir / "index_target.txt", 0, 0, "exactly one target column",
-                    std::to_string(target.size()));
-  s.target_column = target[0];
-  const nn::Dataset all =
-      select_columns(table, s.feature_columns, {s.target_column}, dir / "data.txt");
+  s.feature_columns = data.feature_columns;
+  s.target_column = data.target_column;
   // owner[r] names the index file that listed data row r first (empty: none yet).
   std::vector<std::string> owner(static_cast<std::size_t>(all.size()));
   auto rows = [&](const std::string& name) {

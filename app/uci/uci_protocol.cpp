@@ -18,7 +18,6 @@
 #include <oneapi/tbb/parallel_for.h>
 
 namespace ngvi::app {
-namespace {
 
 MeanAndError mean_and_error(const std::vector<double>& v) {
   MeanAndError m;
@@ -32,6 +31,8 @@ MeanAndError mean_and_error(const std::vector<double>& v) {
   }
   return m;
 }
+
+namespace {
 
 void validate(const UciProtocolOptions& o) {
   const std::string who = "ngvi::app::run_uci_protocol: ";

@@ -149,6 +149,9 @@ struct MeanAndError {
   double standard_error = 0.0;  // sample sd (divisor n − 1) / √n; 0 for one split
 };
 
+// The mean of `v` and its standard error (zeros for an empty v). Cost: O(|v|).
+MeanAndError mean_and_error(const std::vector<double>& v);
+
 struct UciRun {
   std::string dataset;            // the folder's name, e.g. bostonHousing
   Eigen::Index inputs = 0;        // input features
