@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -45,8 +46,8 @@ Failures failures_of(const ActiveLearningRun& run) {
       if (arm->ok) continue;
       (arm == &run.trials[k].random ? f.random : f.active) += 1;
       if (f.first.empty())
-        f.first = fmt::format("trial {} ({}): {}", k, arm == &run.trials[k].random ? "random" : "active",
-                              arm->message);
+        f.first = fmt::format("trial {} ({}): {}", k,
+                              arm == &run.trials[k].random ? "random" : "active", arm->message);
     }
   }
   return f;
@@ -59,9 +60,9 @@ std::string round_table(const ActiveLearningRun& run) {
       "| --- | --- | --- | --- | --- | --- |\n";
   for (int r = 0; r < run.options.rounds; ++r) {
     const auto k = static_cast<std::size_t>(r);
-    t += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r + 1,
-                     run.options.initial_train + r, plus_minus(run.random_rmse[k]),
-                     plus_minus(run.active_rmse[k]), plus_minus(run.random_log_likelihood[k]),
+    t += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r + 1, run.options.initial_train + r,
+                     plus_minus(run.random_rmse[k]), plus_minus(run.active_rmse[k]),
+                     plus_minus(run.random_log_likelihood[k]),
                      plus_minus(run.active_log_likelihood[k]));
   }
   return t;
@@ -71,8 +72,9 @@ std::string published_table(const ActiveLearningRun& run, const std::string& lab
   const auto published = published_active_results(run.dataset);
   const MeanAndError& random = run.random_rmse.back();
   const MeanAndError& active = run.active_rmse.back();
-  std::string t = "| method | RMSE, random (_R) | RMSE, active (_A) | source |\n"
-                  "| --- | --- | --- | --- |\n";
+  std::string t =
+      "| method | RMSE, random (_R) | RMSE, active (_A) | source |\n"
+      "| --- | --- | --- | --- |\n";
   t += fmt::format("| {} (ngvi) | {} | {} | this run, round {} |\n", label, plus_minus(random),
                    plus_minus(active), run.options.rounds);
   for (const PublishedActiveResult& p : published)
@@ -103,7 +105,8 @@ nlohmann::json to_json(const ActiveLearningRun& run) {
                    {"seed", o.seed}};
   auto summary = [](const std::vector<MeanAndError>& v) {
     nlohmann::json a = nlohmann::json::array();
-    for (const MeanAndError& m : v) a.push_back({{"mean", m.mean}, {"standard_error", m.standard_error}});
+    for (const MeanAndError& m : v)
+      a.push_back({{"mean", m.mean}, {"standard_error", m.standard_error}});
     return a;
   };
   j["rmse"] = {{"random", summary(run.random_rmse)}, {"active", summary(run.active_rmse)}};
@@ -112,9 +115,8 @@ nlohmann::json to_json(const ActiveLearningRun& run) {
   auto arm_json = [](const ActiveArm& a) {
     nlohmann::json rounds = nlohmann::json::array();
     for (const ActiveRound& r : a.rounds) {
-      nlohmann::json x = {{"train_size", r.train_size},
-                          {"rmse", r.rmse},
-                          {"log_likelihood", r.log_likelihood}};
+      nlohmann::json x = {
+          {"train_size", r.train_size}, {"rmse", r.rmse}, {"log_likelihood", r.log_likelihood}};
       if (r.added_row >= 0) {
         x["added_row"] = r.added_row;
         x["added_variance"] = r.added_variance;
@@ -134,18 +136,58 @@ nlohmann::json to_json(const ActiveLearningRun& run) {
                            {"active", arm_json(t.active)}});
   j["published"] = nlohmann::json::array();
   for (const PublishedActiveResult& p : published_active_results(run.dataset))
-    j["published"].push_back({{"method", p.method},
-                              {"source", "Zhang, Sun, Duvenaud & Grosse 2018, Table 2"},
-                              {"random_rmse", {{"mean", p.random_rmse}, {"standard_error", p.random_se}}},
-                              {"active_rmse", {{"mean", p.active_rmse}, {"standard_error", p.active_se}}}});
+    j["published"].push_back(
+        {{"method", p.method},
+         {"source", "Zhang, Sun, Duvenaud & Grosse 2018, Table 2"},
+         {"random_rmse", {{"mean", p.random_rmse}, {"standard_error", p.random_se}}},
+         {"active_rmse", {{"mean", p.active_rmse}, {"standard_error", p.active_se}}}});
+  if (o.compare_hmc) {
+    j["hmc"] = {{"chains", o.hmc.chains},
+                {"warmup", o.hmc.warmup},
+                {"draws", o.hmc.draws},
+                {"max_tree_depth", o.hmc.max_tree_depth},
+                {"predictive_samples", o.hmc.samples},
+                {"correlation",
+                 {{"mean", run.hmc_correlation.mean},
+                  {"standard_error", run.hmc_correlation.standard_error}}}};
+    for (std::size_t k = 0; k < run.trials.size(); ++k) {
+      const HmcComparison& h = run.trials[k].hmc;
+      j["trials"][k]["hmc"] = {
+          {"correlation", h.correlation}, {"max_rhat", h.max_rhat}, {"divergences", h.divergences}};
+    }
+    j["published_hmc_correlations"] = nlohmann::json::array();
+    for (const PublishedCorrelation& p : published_hmc_correlations(run.dataset))
+      j["published_hmc_correlations"].push_back(
+          {{"method", p.method},
+           {"source", "Zhang, Sun, Duvenaud & Grosse 2018, Table 3"},
+           {"correlation", {{"mean", p.correlation}, {"standard_error", p.standard_error}}}});
+  }
   j["seconds"] = run.seconds;
   return j;
 }
 
+// Table 3's statistic beside the paper's, as Markdown (also printed).
+std::string hmc_table(const ActiveLearningRun& run, const std::string& label) {
+  double max_rhat = 0.0;
+  Eigen::Index divergences = 0;
+  for (const ActiveTrial& t : run.trials) {
+    max_rhat = std::max(max_rhat, t.hmc.max_rhat);
+    divergences += t.hmc.divergences;
+  }
+  std::string t = "| method | correlation with HMC | source |\n| --- | --- | --- |\n";
+  t += fmt::format(
+      "| {} (ngvi) | {} | this run, {} trials (HMC: max R-hat {:.3f}, {} divergences) |\n", label,
+      plus_minus(run.hmc_correlation), run.options.trials, max_rhat, divergences);
+  for (const PublishedCorrelation& p : published_hmc_correlations(run.dataset))
+    t += fmt::format("| {} | {:.3f} ± {:.3f} | Zhang et al. 2018, Table 3 |\n", p.method,
+                     p.correlation, p.standard_error);
+  return t;
+}
+
 plot::LinePlot rmse_plot(const ActiveLearningRun& run, const std::string& label) {
   plot::LinePlot p;
-  p.axes.title = fmt::format("{}: test RMSE of {}, mean of {} trials", run.dataset, label,
-                             run.options.trials);
+  p.axes.title =
+      fmt::format("{}: test RMSE of {}, mean of {} trials", run.dataset, label, run.options.trials);
   p.axes.xlabel = "labelled training rows";
   p.axes.ylabel = "test RMSE (original units)";
   std::vector<double> x;
@@ -156,8 +198,8 @@ plot::LinePlot rmse_plot(const ActiveLearningRun& run, const std::string& label)
     for (const MeanAndError& m : v) y.push_back(m.mean);
     return y;
   };
-  p.series.push_back({"rows added at random", x, means(run.random_rmse),
-                      plot::Style::lines_points, ""});
+  p.series.push_back(
+      {"rows added at random", x, means(run.random_rmse), plot::Style::lines_points, ""});
   p.series.push_back({"rows of largest predictive variance", x, means(run.active_rmse),
                       plot::Style::lines_points, ""});
   return p;
@@ -174,25 +216,32 @@ int run(const ActiveCommandOptions& opt) {
   const std::string dataset = (opt.data / "").parent_path().filename().string();
   const Eigen::Index needed = o.initial_train + o.test + o.rounds - 1;
   if (rows.all.size() < needed)
-    throw UsageError(fmt::format(
-        "--data {}: {} rows, but --initial-train {} + --test {} and {} rows added over "
-        "--rounds {} need {}",
-        opt.data.string(), rows.all.size(), o.initial_train, o.test, o.rounds - 1, o.rounds,
-        needed));
-  fmt::print("active learning on {} ({} rows, {} inputs): {}, {} trials of {} rounds, {} → {} "
-             "training rows, {} test rows, {} hidden units, τ {:g}, δ {:g}, {} epochs, "
-             "minibatch {}\n",
-             dataset, rows.all.size(), rows.all.input_dim(), method.name, o.trials, o.rounds,
-             o.initial_train, o.initial_train + o.rounds - 1, o.test, o.hidden_units,
-             o.noise_precision, o.settings.prior_precision, epochs_of(o.settings),
-             o.settings.minibatch);
+    throw UsageError(
+        fmt::format("--data {}: {} rows, but --initial-train {} + --test {} and {} rows added over "
+                    "--rounds {} need {}",
+                    opt.data.string(), rows.all.size(), o.initial_train, o.test, o.rounds - 1,
+                    o.rounds, needed));
+  fmt::print(
+      "active learning on {} ({} rows, {} inputs): {}, {} trials of {} rounds, {} → {} "
+      "training rows, {} test rows, {} hidden units, τ {:g}, δ {:g}, {} epochs, "
+      "minibatch {}\n",
+      dataset, rows.all.size(), rows.all.input_dim(), method.name, o.trials, o.rounds,
+      o.initial_train, o.initial_train + o.rounds - 1, o.test, o.hidden_units, o.noise_precision,
+      o.settings.prior_precision, epochs_of(o.settings), o.settings.minibatch);
   const ActiveLearningRun run = run_active_learning(rows.all, dataset, o);
   const Failures failed = failures_of(run);
   const std::string table = round_table(run);
   const std::string published = published_table(run, method.label);
-  fmt::print("\ntest RMSE and log-likelihood (original units), mean ± standard error over "
-             "trials:\n\n{}\nafter the last round, beside the published figures:\n\n{}",
-             table, published);
+  fmt::print(
+      "\ntest RMSE and log-likelihood (original units), mean ± standard error over "
+      "trials:\n\n{}\nafter the last round, beside the published figures:\n\n{}",
+      table, published);
+  const std::string hmc = o.compare_hmc ? hmc_table(run, method.label) : std::string();
+  if (o.compare_hmc)
+    fmt::print(
+        "\nPearson correlation of the first round's predictive variances on the test rows "
+        "with HMC's, mean ± standard error over trials:\n\n{}",
+        hmc);
   if (failed.random + failed.active > 0)
     fmt::print("\n{} random and {} active arms stopped on a failed fit; the first: {}\n",
                failed.random, failed.active, failed.first);
@@ -205,8 +254,12 @@ int run(const ActiveCommandOptions& opt) {
       fmt::format("# Active learning on {}: {}\n\nTest RMSE and log-likelihood (original units) "
                   "per round, mean ± standard error over {} trials; \"active\" adds the pool row "
                   "of largest predictive variance, \"random\" a row drawn uniformly.\n\n{}\n"
-                  "After the last round, beside the published figures:\n\n{}",
-                  dataset, method.label, o.trials, table, published));
+                  "After the last round, beside the published figures:\n\n{}{}",
+                  dataset, method.label, o.trials, table, published,
+                  o.compare_hmc ? "\nPearson correlation of the first round's predictive "
+                                  "variances on the test rows with HMC's:\n\n" +
+                                      hmc
+                                : std::string()));
   plot::render(rmse_plot(run, method.label), folder.path() / "rmse");
   folder.commit();
   fmt::print("\nresults written to {}\n", opt.common.out.string());
@@ -283,6 +336,24 @@ Subcommand add_active_command(CLI::App& root) {
   cmd->add_option("--samples", p.predictive_samples,
                   "posterior draws of each predictive (test metrics and pool variances)")
       ->check(integer_in(1, 100000))
+      ->capture_default_str();
+  cmd->add_flag("--compare-hmc", p.compare_hmc,
+                "also run HMC (NUTS, every chain started at the method's first posterior mean) on "
+                "each trial's first training rows and report the Pearson correlation of the "
+                "method's predictive variances on the test rows with HMC's, beside Zhang et al. "
+                "2018's Table 3");
+  cmd->add_option("--hmc-chains", p.hmc.chains, "HMC chains")
+      ->check(integer_in(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--hmc-warmup", p.hmc.warmup, "HMC warmup transitions per chain")
+      ->check(integer_in(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--hmc-draws", p.hmc.draws, "HMC kept draws per chain")
+      ->check(integer_in(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--hmc-tree-depth", p.hmc.max_tree_depth,
+                  "NUTS's cap on doublings per transition (2^depth − 1 leapfrog steps)")
+      ->check(integer_in(1, 15))
       ->capture_default_str();
   return Subcommand{cmd, [opt] { return run(*opt); }, false};
 }

@@ -12,6 +12,7 @@
 #include <app/methods/method_info.hpp>
 #include <app/methods/predict.hpp>
 #include <app/uci/split_fits.hpp>
+#include <boost/math/statistics/bivariate_statistics.hpp>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -40,7 +41,8 @@ enum ActiveStream : int {
   fit_stream = 1,
   test_stream = 2,
   pool_stream = 3,
-  draw_stream = 4
+  draw_stream = 4,
+  hmc_stream = 5
 };
 
 void check_active_options(const nn::Dataset& data, const ActiveLearningOptions& o) {
@@ -75,6 +77,8 @@ void check_active_options(const nn::Dataset& data, const ActiveLearningOptions& 
 struct RoundFit {
   ActiveRound round;
   Eigen::VectorXd pool_variances;
+  Eigen::VectorXd test_variances;  // of the test rows
+  Eigen::VectorXd mean;            // the posterior's
   bool ok = true;
   std::string message;
 };
@@ -103,6 +107,8 @@ RoundFit fit_round(const nn::Dataset& data, const std::vector<Eigen::Index>& tra
       predict_regression(fit.posterior, p.held_out, p.targets, test_rng, predict);
   r.round.rmse = t.rmse;
   r.round.log_likelihood = t.test_log_likelihood;
+  r.test_variances = t.variance.col(0);
+  r.mean = mean_of(fit.posterior);
   if (!last) {
     const uci::Problem on_pool =
         uci::make_problem(train_data, data.subset(pool), o.hidden_units, o.noise_precision);
@@ -142,6 +148,23 @@ void run_arm(const nn::Dataset& data, const nn::Dataset& test, std::vector<Eigen
   }
 }
 
+// Table 3's statistic: HMC on the first training rows, started at the first fit's mean.
+HmcComparison compare_with_hmc(const nn::Dataset& data, const std::vector<Eigen::Index>& train,
+                               const nn::Dataset& test, const RoundFit& first, int trial,
+                               const ActiveLearningOptions& o) {
+  const uci::Problem p =
+      uci::make_problem(data.subset(train), test, o.hidden_units, o.noise_precision);
+  HmcPredictOptions h = o.hmc;
+  h.prior_precision = o.settings.prior_precision;
+  vi::Rng rng = uci::stream(o.seed, trial, hmc_stream, 1);
+  const HmcPredictive ref =
+      hmc_predict_regression(p.train, p.held_out, p.targets, first.mean, rng, h);
+  const Eigen::VectorXd hmc_variances = ref.predictive.variance.col(0);
+  const std::vector<double> a(first.test_variances.begin(), first.test_variances.end());
+  const std::vector<double> b(hmc_variances.begin(), hmc_variances.end());
+  return {boost::math::statistics::correlation_coefficient(a, b), ref.max_rhat, ref.divergences};
+}
+
 ActiveTrial run_trial(const nn::Dataset& data, int trial, const ActiveLearningOptions& o) {
   std::vector<Eigen::Index> order(static_cast<std::size_t>(data.size()));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
@@ -154,17 +177,21 @@ ActiveTrial run_trial(const nn::Dataset& data, int trial, const ActiveLearningOp
   t.test_rows.assign(at(o.initial_train), at(o.initial_train + o.test));
   const std::vector<Eigen::Index> pool(at(o.initial_train + o.test), order.end());
   const nn::Dataset test = data.subset(t.test_rows);
-  const RoundFit first = fit_round(data, t.initial_train_rows, test, pool, trial, 1,
-                                   o.rounds == 1, o);
-  run_arm(data, test, t.initial_train_rows, pool, first, trial, o,
-          [&](const Eigen::VectorXd& v, int round) {
-            vi::Rng draw_rng = uci::stream(o.seed, trial, draw_stream, round);
-            return static_cast<Eigen::Index>(
-                vi::uniform_index(draw_rng, static_cast<std::uint64_t>(v.size())));
-          },
-          t.random);
-  run_arm(data, test, t.initial_train_rows, pool, first, trial, o,
-          [](const Eigen::VectorXd& v, int) { return largest_variance(v); }, t.active);
+  const RoundFit first =
+      fit_round(data, t.initial_train_rows, test, pool, trial, 1, o.rounds == 1, o);
+  if (o.compare_hmc && first.ok)
+    t.hmc = compare_with_hmc(data, t.initial_train_rows, test, first, trial, o);
+  run_arm(
+      data, test, t.initial_train_rows, pool, first, trial, o,
+      [&](const Eigen::VectorXd& v, int round) {
+        vi::Rng draw_rng = uci::stream(o.seed, trial, draw_stream, round);
+        return static_cast<Eigen::Index>(
+            vi::uniform_index(draw_rng, static_cast<std::uint64_t>(v.size())));
+      },
+      t.random);
+  run_arm(
+      data, test, t.initial_train_rows, pool, first, trial, o,
+      [](const Eigen::VectorXd& v, int) { return largest_variance(v); }, t.active);
   return t;
 }
 
@@ -214,6 +241,10 @@ ActiveLearningRun run_active_learning(const nn::Dataset& data, const std::string
   run.active_rmse = per_round(run.trials, options.rounds, active, rmse);
   run.random_log_likelihood = per_round(run.trials, options.rounds, random, ll);
   run.active_log_likelihood = per_round(run.trials, options.rounds, active, ll);
+  std::vector<double> correlations;
+  for (const ActiveTrial& t : run.trials)
+    if (!std::isnan(t.hmc.correlation)) correlations.push_back(t.hmc.correlation);
+  run.hmc_correlation = mean_and_error(correlations);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

@@ -18,14 +18,19 @@
 // Where this differs from the paper, by choice: the noise precision τ is fixed (standardised
 // units) rather than learned under a Gamma prior; the method's own options come from the tool's
 // method table (app/methods/method_table.hpp) at the epochs, minibatch and step size given. For a
-// point estimate (map) every pool row has the same predictive variance 1/τ, and the first row of
-// the shuffled pool is taken.
+// point estimate (map) every pool row has the same predictive variance 1/τ up to round-off, so
+// its "active" choice is arbitrary: in effect a second random arm.
 //
-// Every draw comes from the stream uci::stream(seed, trial, purpose, round) (app/uci/split_fits.hpp)
-// with purpose 0 the shuffle (round 0), 1 the fit, 2 the test predictive, 3 the pool's and 4 the
-// random arm's draw of its row (uniform_index over the pool in its order: the shuffled pool with
-// the rows added so far removed). Trials run in parallel: the result is the same bits for any
-// number of threads.
+// With compare_hmc, each trial also runs HMC on its first 20 training rows (NUTS, every chain
+// started at the method's first posterior mean) and records the Pearson correlation between the
+// method's predictive variances on the test rows and HMC's, the statistic of Zhang et al. 2018's
+// Table 3 (which treats HMC as the ground truth; max R-hat and divergences are recorded with it).
+//
+// Every draw comes from the stream uci::stream(seed, trial, purpose, round)
+// (app/uci/split_fits.hpp) with purpose 0 the shuffle (round 0), 1 the fit, 2 the test predictive,
+// 3 the pool's and 4 the random arm's draw of its row, 5 HMC and its predictive (uniform_index over
+// the pool in its order: the shuffled pool with the rows added so far removed). Trials run in
+// parallel: the result is the same bits for any number of threads.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,7 @@
 
 #include <Eigen/Core>
 #include <app/methods/method_settings.hpp>
+#include <app/methods/predict.hpp>
 #include <app/uci/uci_protocol.hpp>
 
 #include <nn/dataset.hpp>
@@ -55,6 +61,9 @@ struct ActiveLearningOptions {
   double noise_precision = 4.0;     // τ of the Gaussian likelihood, standardised units
   int predictive_samples = 100;     // Monte-Carlo draws of each predictive
   std::uint64_t seed = 1;
+  // Table 3: the correlation of the first round's predictive variances with HMC's.
+  bool compare_hmc = false;
+  HmcPredictOptions hmc{};  // its prior precision is set from settings.prior_precision
 };
 
 struct ActiveRound {
@@ -75,9 +84,17 @@ struct ActiveArm {
   std::string message;  // why a fit failed ("round r: ..."); empty otherwise
 };
 
+// compare_hmc: the first round's predictive variances on the test rows against HMC's.
+struct HmcComparison {
+  double correlation = std::numeric_limits<double>::quiet_NaN();  // Pearson
+  double max_rhat = std::numeric_limits<double>::quiet_NaN();
+  Eigen::Index divergences = 0;
+};
+
 struct ActiveTrial {
   std::vector<Eigen::Index> initial_train_rows, test_rows;  // data rows, 0-based
   ActiveArm random, active;
+  HmcComparison hmc;  // NaN without compare_hmc or when the first fit failed
 };
 
 struct ActiveLearningRun {
@@ -86,9 +103,9 @@ struct ActiveLearningRun {
   ActiveLearningOptions options;
   std::vector<ActiveTrial> trials;
   // Per round, over the trials whose arm reached it: mean ± standard error.
-  std::vector<MeanAndError> random_rmse, active_rmse, random_log_likelihood,
-      active_log_likelihood;
-  double seconds = 0.0;  // wall time
+  std::vector<MeanAndError> random_rmse, active_rmse, random_log_likelihood, active_log_likelihood;
+  MeanAndError hmc_correlation;  // over the trials that have one
+  double seconds = 0.0;          // wall time
 };
 
 // Throws std::invalid_argument for options out of range or a data set with fewer than
@@ -96,7 +113,7 @@ struct ActiveLearningRun {
 // does not run. A failed fit stops its arm (ok = false) without stopping the run. `progress`, if
 // set, is called after each trial (from the thread that ran it). Cost: trials × (2·rounds − 1)
 // fits of the method on at most initial_train + rounds − 1 rows, and as many predictives on the
-// test rows and the pool.
+// test rows and the pool; with compare_hmc, one HMC run per trial (HmcPredictOptions).
 ActiveLearningRun run_active_learning(const nn::Dataset& data, const std::string& dataset,
                                       const ActiveLearningOptions& options,
                                       const std::function<void(int)>& progress = {});

@@ -4,6 +4,8 @@
 
 #include <app/methods/predict.hpp>
 
+#include <inference/hmc.hpp>
+
 namespace ngvi::app {
 
 namespace {
@@ -55,6 +57,29 @@ vi::RegressionPredictive predict_regression(const AnyPosterior& q, const Network
         return vi::mc_regression_predictive(model, posterior, targets, rng, p);
       },
       q);
+}
+
+HmcPredictive hmc_predict_regression(const NetworkModel& train, const NetworkModel& test,
+                                     const nn::Standardizer& targets, const Eigen::VectorXd& start,
+                                     vi::Rng& rng, const HmcPredictOptions& options) {
+  const auto* gaussian = test.likelihood().get_if<nn::GaussianFixedNoise>();
+  if (gaussian == nullptr || !train.likelihood().holds<nn::GaussianFixedNoise>())
+    throw std::invalid_argument(not_a(test, "hmc_predict_regression", "gaussian"));
+  vi::HmcOptions o;
+  o.algorithm = vi::HmcAlgorithm::nuts;
+  o.chains = options.chains;
+  o.warmup = options.warmup;
+  o.draws = options.draws;
+  o.max_tree_depth = options.max_tree_depth;
+  o.prior_precision = options.prior_precision;
+  o.initial = start;
+  const vi::HmcResult r = vi::hmc(train, o, rng);
+  vi::PredictiveOptions p;
+  p.samples = options.samples;
+  p.threads = 1;
+  return {vi::mc_regression_predictive(with_likelihood(test, *gaussian), vi::DrawsPosterior(r),
+                                       targets, rng, p),
+          r.max_rhat(), r.divergences};
 }
 
 vi::ClassificationPredictive predict_classification(const AnyPosterior& q, const NetworkModel& test,

@@ -36,6 +36,30 @@ struct PredictOptions {
 vi::RegressionPredictive predict_regression(const AnyPosterior& q, const NetworkModel& test,
                                             const nn::Standardizer& targets, vi::Rng& rng,
                                             const PredictOptions& options);
+// The reference predictive of HMC (inference/hmc.hpp: NUTS, diagonal mass matrix adapted in
+// warmup) on the posterior of `train`'s network under the prior N(0, 1/δ): every chain starts at
+// `start` (a fitted posterior's mean, say), and the Monte-Carlo predictive on `test` draws from
+// the pooled draws (vi::DrawsPosterior). Gaussian likelihood only (throws std::invalid_argument
+// otherwise).
+struct HmcPredictOptions {
+  int chains = 4;
+  int warmup = 500;
+  int draws = 500;
+  int max_tree_depth = 8;  // at most 2^depth − 1 leapfrog steps per draw
+  double prior_precision = 1.0;
+  int samples = 400;  // predictive draws from the pooled draws
+};
+struct HmcPredictive {
+  vi::RegressionPredictive predictive;
+  double max_rhat = 0.0;  // over the parameters (Vehtari et al. 2021); converged at <= 1.01
+  Eigen::Index divergences = 0;
+};
+// Cost: chains × (warmup + draws) transitions of at most 2^max_tree_depth − 1 gradients of the
+// training loss (the chains on the oneTBB threads), then `samples` forward passes over `test`.
+HmcPredictive hmc_predict_regression(const NetworkModel& train, const NetworkModel& test,
+                                     const nn::Standardizer& targets, const Eigen::VectorXd& start,
+                                     vi::Rng& rng, const HmcPredictOptions& options);
+
 // The same for a softmax classifier (throws std::invalid_argument for another likelihood).
 vi::ClassificationPredictive predict_classification(const AnyPosterior& q, const NetworkModel& test,
                                                     vi::Rng& rng, const PredictOptions& options);

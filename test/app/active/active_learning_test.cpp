@@ -2,12 +2,13 @@
 // pool holds rows far outside the inputs seen in training: a Bayesian network's predictive
 // variance grows away from its data, so while no far row is in training the active arm must add
 // one whenever the pool has one (a property of the posterior, not of how the protocol picks),
-// while the random arm adds the rows its documented streams shuffle and draw. Also: the rows of each arm (disjoint, one more
-// per round), the shared first round, the per-round summaries against their definitions, the
-// same bits for 1 and 2 threads, and the errors.
+// while the random arm adds the rows its documented streams shuffle and draw. Also: the rows of
+// each arm (disjoint, one more per round), the shared first round, the per-round summaries against
+// their definitions, the same bits for 1 and 2 threads, and the errors.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -211,8 +212,39 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
                                        static_cast<double>(round.added_row)});
   }
   BOOST_REQUIRE(numbers[0].size() == numbers[1].size());
-  BOOST_TEST(std::memcmp(numbers[0].data(), numbers[1].data(),
-                         numbers[0].size() * sizeof(double)) == 0);
+  BOOST_TEST(
+      std::memcmp(numbers[0].data(), numbers[1].data(), numbers[0].size() * sizeof(double)) == 0);
+}
+
+// Table 3's statistic: VOGN's predictive variances on the test rows against HMC's on the same
+// first training rows. Both posteriors see the far rows as far from the data, so where the test
+// rows include far ones and training none, the two routes must agree strongly on where the
+// variance is large.
+BOOST_AUTO_TEST_CASE(predictive_variances_correlate_with_hmc_where_test_rows_are_far) {
+  app::ActiveLearningOptions o = options();
+  o.rounds = 1;
+  o.compare_hmc = true;
+  o.hmc = {.chains = 2, .warmup = 150, .draws = 150, .max_tree_depth = 6, .samples = 200};
+  const app::ActiveLearningRun r = app::run_active_learning(data(), "toy", o);
+  std::vector<double> correlations;
+  int far_trials = 0;
+  for (const app::ActiveTrial& t : r.trials) {
+    BOOST_TEST(std::isfinite(t.hmc.max_rhat));
+    correlations.push_back(t.hmc.correlation);
+    // A far training row makes the far test rows near ones.
+    const auto far = std::count_if(t.test_rows.begin(), t.test_rows.end(), is_far);
+    if (far == 0 || std::any_of(t.initial_train_rows.begin(), t.initial_train_rows.end(), is_far))
+      continue;
+    ++far_trials;
+    BOOST_TEST_CONTEXT("a trial with " << far << " far test rows") {
+      BOOST_TEST(t.hmc.correlation > 0.8);
+    }
+  }
+  BOOST_TEST(far_trials >= 2);
+  NGVI_CHECK_REPORT(verify::compare(r.hmc_correlation.mean,
+                                    std::accumulate(correlations.begin(), correlations.end(), 0.0) /
+                                        static_cast<double>(correlations.size()),
+                                    few_operations, "mean correlation"));
 }
 
 BOOST_AUTO_TEST_CASE(largest_variance_takes_the_first_of_equal_ones) {
