@@ -323,16 +323,7 @@ Subcommand add_active_command(CLI::App& root) {
   cmd->add_option("--epochs", m.epochs, "epochs of each fit (the paper's 1000)")
       ->check(integer_in<Eigen::Index>(1, max_epochs))
       ->capture_default_str();
-  cmd->add_option("--minibatch", m.minibatch, "minibatch size M (the paper's 10)")
-      ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
-      ->capture_default_str();
-  cmd->add_option("--learning-rate", m.learning_rate,
-                  "step size of the mean; default: 0 = the method's own (" +
-                      default_learning_rate_text() + ")")
-      ->check(nonnegative_finite())
-      ->capture_default_str();
-  add_von_remedy_option(*cmd, m);
-  add_vogn_curvature_option(*cmd, m);
+  add_step_options(*cmd, m, "minibatch size M (the paper's 10)");
   cmd->add_option("--samples", p.predictive_samples,
                   "posterior draws of each predictive (test metrics and pool variances)")
       ->check(integer_in(1, 100000))

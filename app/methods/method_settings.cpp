@@ -1,6 +1,7 @@
 // The command-line choices of app/methods/method_settings.hpp and the defaults it falls back on.
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <app/cli/exit_codes.hpp>
+#include <app/cli/number_checks.hpp>
 #include <app/methods/method_info.hpp>
 #include <app/methods/method_settings.hpp>
 #include <fmt/format.h>
@@ -130,6 +132,19 @@ void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
                     "Gauss-Newton diagonal: its steps do not shrink as 1/tau at a large noise "
                     "precision tau), mc-fisher (squared gradients for targets drawn from the "
                     "model, one per example)");
+}
+
+void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minibatch_help) {
+  cmd.add_option("--minibatch", s.minibatch, minibatch_help)
+      ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
+      ->capture_default_str();
+  cmd.add_option("--learning-rate", s.learning_rate,
+                 "step size of the mean; default: 0 = the method's own (" +
+                     default_learning_rate_text() + ")")
+      ->check(nonnegative_finite())
+      ->capture_default_str();
+  add_von_remedy_option(cmd, s);
+  add_vogn_curvature_option(cmd, s);
 }
 
 Eigen::Index epochs_of(const MethodSettings& s) {

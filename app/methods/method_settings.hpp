@@ -71,6 +71,9 @@ std::string default_learning_rate_text();
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s);
 // Adds --vogn-curvature (empirical-fisher, ggn, mc-fisher), storing into s.vogn_curvature.
 void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s);
+// Adds --minibatch (its help: `minibatch_help`), --learning-rate, --von-remedy and
+// --vogn-curvature to `cmd`, storing into s: the step settings every fitting subcommand takes.
+void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minibatch_help);
 // The command-line spellings of a remedy and a curvature (as uci.json records them).
 const char* von_remedy_setting_name(vi::VonRemedy r);
 const char* vogn_curvature_setting_name(vi::VognCurvature c);

@@ -364,16 +364,7 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
              default_epochs_text() + ")")
       ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
-  cmd->add_option("--minibatch", m.minibatch, "minibatch size M")
-      ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
-      ->capture_default_str();
-  cmd->add_option("--learning-rate", m.learning_rate,
-                  "step size of the mean; default: 0 = the method's own (" +
-                      default_learning_rate_text() + ")")
-      ->check(nonnegative_finite())
-      ->capture_default_str();
-  add_von_remedy_option(*cmd, m);
-  add_vogn_curvature_option(*cmd, m);
+  add_step_options(*cmd, m, "minibatch size M");
   cmd->add_option(
          "--likelihood", p.likelihood,
          "the networks' likelihood: gaussian (N(f, 1/τ), the published protocol's) or "
