@@ -149,7 +149,8 @@ nlohmann::json to_json(const ActiveLearningRun& run) {
                 {"predictive_samples", o.hmc.samples},
                 {"correlation",
                  {{"mean", run.hmc_correlation.mean},
-                  {"standard_error", run.hmc_correlation.standard_error}}}};
+                  {"standard_error", run.hmc_correlation.standard_error},
+                  {"trials", run.hmc_trials}}}};
     for (std::size_t k = 0; k < run.trials.size(); ++k) {
       const HmcComparison& h = run.trials[k].hmc;
       j["trials"][k]["hmc"] = {
@@ -176,8 +177,11 @@ std::string hmc_table(const ActiveLearningRun& run, const std::string& label) {
   }
   std::string t = "| method | correlation with HMC | source |\n| --- | --- | --- |\n";
   t += fmt::format(
-      "| {} (ngvi) | {} | this run, {} trials (HMC: max R-hat {:.3f}, {} divergences) |\n", label,
-      plus_minus(run.hmc_correlation), run.options.trials, max_rhat, divergences);
+      "| {} (ngvi) | {} | this run, {} of {} trials (HMC: max R-hat {:.3f}, {} divergences) |\n",
+      label,
+      run.hmc_trials > 0 ? plus_minus(run.hmc_correlation)
+                         : std::string("undefined: the same variance at every row"),
+      run.hmc_trials, run.options.trials, max_rhat, divergences);
   for (const PublishedCorrelation& p : published_hmc_correlations(run.dataset))
     t += fmt::format("| {} | {:.3f} ± {:.3f} | Zhang et al. 2018, Table 3 |\n", p.method,
                      p.correlation, p.standard_error);

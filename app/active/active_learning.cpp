@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -162,7 +163,12 @@ HmcComparison compare_with_hmc(const nn::Dataset& data, const std::vector<Eigen:
   const Eigen::VectorXd hmc_variances = ref.predictive.variance.col(0);
   const std::vector<double> a(first.test_variances.begin(), first.test_variances.end());
   const std::vector<double> b(hmc_variances.begin(), hmc_variances.end());
-  return {boost::math::statistics::correlation_coefficient(a, b), ref.max_rhat, ref.divergences};
+  // A point estimate's predictive variance is 1/τ at every row (up to round-off): no correlation.
+  const Eigen::VectorXd& v = first.test_variances;
+  const bool spread = v.maxCoeff() - v.minCoeff() > 1e-9 * v.maxCoeff();
+  return {spread ? boost::math::statistics::correlation_coefficient(a, b)
+                 : std::numeric_limits<double>::quiet_NaN(),
+          ref.max_rhat, ref.divergences};
 }
 
 ActiveTrial run_trial(const nn::Dataset& data, int trial, const ActiveLearningOptions& o) {
@@ -245,6 +251,7 @@ ActiveLearningRun run_active_learning(const nn::Dataset& data, const std::string
   for (const ActiveTrial& t : run.trials)
     if (!std::isnan(t.hmc.correlation)) correlations.push_back(t.hmc.correlation);
   run.hmc_correlation = mean_and_error(correlations);
+  run.hmc_trials = static_cast<int>(correlations.size());
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

@@ -86,7 +86,8 @@ struct ActiveArm {
 
 // compare_hmc: the first round's predictive variances on the test rows against HMC's.
 struct HmcComparison {
-  double correlation = std::numeric_limits<double>::quiet_NaN();  // Pearson
+  // Pearson; NaN where the method's variances are the same at every test row (a point estimate).
+  double correlation = std::numeric_limits<double>::quiet_NaN();
   double max_rhat = std::numeric_limits<double>::quiet_NaN();
   Eigen::Index divergences = 0;
 };
@@ -105,6 +106,7 @@ struct ActiveLearningRun {
   // Per round, over the trials whose arm reached it: mean ± standard error.
   std::vector<MeanAndError> random_rmse, active_rmse, random_log_likelihood, active_log_likelihood;
   MeanAndError hmc_correlation;  // over the trials that have one
+  int hmc_trials = 0;            // how many have one
   double seconds = 0.0;          // wall time
 };
 
