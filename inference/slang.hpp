@@ -227,6 +227,8 @@ class Slang {
     const Eigen::Index p = mu_.size(), r = rows_per_example();
     const auto first = static_cast<Eigen::Index>(examples.data() - batch.data());
     const auto count = static_cast<Eigen::Index>(examples.size());
+    if (first < 0 || first + count > static_cast<Eigen::Index>(batch.size()))
+      throw std::logic_error(who() + ": a reducer passed examples outside the minibatch's span");
     ad::RowMatrixXd g;
     nn::per_example_gradients(model_, theta, examples, g, par);
     acc.head(p) += g.colwise().sum().transpose();
