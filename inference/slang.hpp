@@ -89,7 +89,8 @@ class Slang {
     if (!factorize())
       throw std::invalid_argument(who() +
                                   ": initial_low_rank and initial_diagonal + λδ/N do not give a "
-                                  "finite, positive-definite precision");
+                                  "finite, positive-definite precision (min d + λδ/N = " +
+                                  std::to_string((d_.array() + delta_tilde_).minCoeff()) + ")");
   }
 
   // One SLANG step on in.batch (see the header comment). Cost: see the header comment.

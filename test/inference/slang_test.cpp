@@ -5,7 +5,8 @@
 // * Bayesian linear regression with the GGN (exact for this model): rank P reaches the
 //   closed-form posterior in one β = α = 1 step; rank 2 < P gives the precision whose low-rank
 //   part is the best rank-2 approximation of τΦᵀΦ (by Eigen's SelfAdjointEigenSolver) and whose
-//   diagonal is the exact one (the diagonal correction);
+//   diagonal is the exact one (the diagonal correction); on a 3-class softmax, rank P gives
+//   nn::ggn + δI (the GGN's per-example factors of a 3×3 output Hessian);
 // * 2-D logistic regression with rank P = 2: the full-covariance VI optimum (by quadrature,
 //   test/support/logistic_vi_optimum.hpp) is a fixed point of one β = α = 1 step within the
 //   Monte-Carlo standard errors, and a mean 0.2 away is not;
@@ -28,7 +29,9 @@
 #include <inference/problems.hpp>
 #include <inference/slang.hpp>
 #include <inference/vogn.hpp>
+#include <nn/curvature/ggn.hpp>
 
+#include <support/curvature_fixtures.hpp>
 #include <support/logistic_vi_optimum.hpp>
 #include <support/method_fixtures.hpp>
 #include <support/posterior_checks.hpp>
@@ -136,6 +139,23 @@ BOOST_AUTO_TEST_CASE(rank_two_keeps_the_leading_eigenpairs_and_the_exact_diagona
   // It is not the full posterior: the discarded eigenvalues are visible off the diagonal.
   BOOST_TEST((r.posterior.precision() - p.posterior_precision).cwiseAbs().maxCoeff() >
              0.1 * eig.eigenvalues()(1));
+}
+
+BOOST_AUTO_TEST_CASE(full_rank_ggn_of_a_softmax_is_nn_ggn) {
+  // Three outputs: Fᵢ = JᵢᵀZ diag(√ν) from the 3×3 output Hessian diag(p) − ppᵀ, whose zero
+  // eigenvalue (the logits' common shift) comes out as ±rounding. One β = 1 step at θ with rank
+  // P = 9 gives the precision G(θ) + δI, G by nn::ggn (Σᵢ JᵢᵀH_L,iJᵢ, formed whole).
+  Eigen::VectorXd theta;
+  const auto model =
+      ngvi::test::make_supervised({2, 3}, ngvi::nn::SoftmaxCategorical(3), 25, 13, &theta);
+  vi::SlangOptions o = one_step(0.5, model.num_params());
+  o.initial_mean = theta;
+  vi::Rng rng(4);
+  const auto r = vi::fit(model, o, rng);
+  BOOST_TEST_REQUIRE(r.ok(), r.message);
+  MatrixXd expected = ngvi::nn::ggn(model, theta);
+  expected.diagonal().array() += 0.5;
+  NGVI_CHECK_REPORT(compare(r.posterior.precision(), expected, tol::exact_update, "G + δI"));
 }
 
 BOOST_AUTO_TEST_CASE(logistic_vi_optimum_is_a_fixed_point_of_full_rank_slang) {
