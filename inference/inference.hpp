@@ -30,11 +30,14 @@
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <inference/posterior/kronecker_gaussian.hpp>
+#include <inference/posterior/low_rank_gaussian.hpp>
 #include <inference/posterior/point_estimate.hpp>
 #include <inference/posterior/posterior_concept.hpp>
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>
+#include <inference/randomized_eigen.hpp>
 #include <inference/schedule.hpp>
+#include <inference/slang.hpp>
 #include <inference/step_failure.hpp>
 #include <inference/subnetwork_laplace.hpp>
 #include <inference/vogn.hpp>

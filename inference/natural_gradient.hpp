@@ -1,5 +1,5 @@
-// What the natural-gradient methods with a Gaussian q (VON, VOGN) share: checking the options
-// they have in common, and drawing the step's Monte-Carlo parameters θₛ ~ q.
+// What the natural-gradient methods with a Gaussian q (VON, VOGN, SLANG) share: checking the
+// options they have in common, and drawing the step's Monte-Carlo parameters θₛ ~ q.
 //
 // Both methods' options carry the rates α (mean_rate) and β (precision_rate, a moving-average
 // weight, so at most 1), the KL weight λ, the number S of samples, s₀ (initial_curvature) and an
@@ -42,11 +42,13 @@ void validate_natural_gradient_options(const Options& o, Eigen::Index p, const s
     nn::check_theta_size(o.initial_mean.size(), p, who, "initial_mean");
 }
 
-// thetas = [μ] if samples == 0, else `samples` draws μ + scale·L⁻ᵀε, ε ~ N(0, I).
-// Cost: samples·P normal draws and triangular solves (P² flops each for full covariance).
-template <Covariance C>
-void draw_parameters(const Eigen::VectorXd& mu, const FactoredPrecision<C>& factor, double scale,
-                     int samples, Rng& rng, std::vector<Eigen::VectorXd>& thetas) {
+// thetas = [μ] if samples == 0, else `samples` draws μ + scale·factor.sample_offset(ε),
+// ε ~ N(0, I): L⁻ᵀε for a FactoredPrecision, or LowRankGaussian's map (SLANG).
+// Cost: samples·P normal draws and the factor's sample_offset (P² flops each for full
+// covariance, O(P) diagonal, O(P·L) low rank).
+template <class Factor>
+void draw_parameters(const Eigen::VectorXd& mu, const Factor& factor, double scale, int samples,
+                     Rng& rng, std::vector<Eigen::VectorXd>& thetas) {
   thetas.clear();
   if (samples == 0) {
     thetas.push_back(mu);

@@ -31,6 +31,7 @@
 #include <inference/noisy_adam.hpp>
 #include <inference/noisy_kfac.hpp>
 #include <inference/problems/two_moons.hpp>
+#include <inference/slang.hpp>
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
 #include <nn/dense.hpp>
@@ -212,6 +213,36 @@ struct VognMethod : FitMethod<O> {
 };
 struct Vogn : VognMethod<vi::VognOptions> {};
 struct FullVogn : VognMethod<vi::FullVognOptions> {};
+
+// Rank 3 of P = 13 on the tanh network, each curvature (the eigendecomposition's seed and the MC
+// Fisher's come from the training stream).
+struct Slang : FitMethod<vi::SlangOptions> {
+  static auto model() { return ngvi::test::tanh_mlp_problem(); }
+  static Configurations<Options> configurations() {
+    Configurations<Options> c;
+    for (const auto curvature : {vi::VognCurvature::empirical_fisher, vi::VognCurvature::ggn,
+                                 vi::VognCurvature::mc_fisher}) {
+      Options o{.loop = {.epochs = 3, .minibatch = 8, .elbo_samples = 2, .grain = 2},
+                .rank = 3,
+                .mc_samples = 2,
+                .curvature = curvature};
+      c.emplace_back(vi::to_string(curvature), o);
+    }
+    return c;
+  }
+  static std::vector<BadOption<Options>> bad_options() {
+    return {{[](Options& o) { o.rank = -1; }, "rank must be >= 0, got -1"},
+            {[](Options& o) { o.rank = 14; }, "rank must be <= P = 13"},
+            {[](Options& o) { o.mc_samples = -1; }, "mc_samples"},
+            {[](Options& o) { o.fisher_samples = 0; }, "fisher_samples"},
+            {[](Options& o) { o.kl_weight = -1.0; }, "kl_weight"},
+            {[](Options& o) { o.precision_rate = {2.0}; }, "precision_rate"},
+            {[](Options& o) { o.eigen.power_iterations = -1; }, "eigen.power_iterations"},
+            {[](Options& o) { o.initial_mean = VectorXd::Zero(5); }, "initial_mean"},
+            {[](Options& o) { o.initial_low_rank = MatrixXd::Zero(13, 2); }, "initial_low_rank"},
+            {[](Options& o) { o.initial_diagonal = VectorXd::Zero(3); }, "initial_diagonal"}};
+  }
+};
 
 // Bayesian linear regression, 30 examples of 2 inputs (P = 3), minibatches of 8.
 ngvi::test::ConjugateLinear small_linear() {
@@ -404,8 +435,8 @@ struct Hmc {
   }
 };
 
-using FitMethods =
-    std::tuple<Von, DiagonalVon, Vogn, FullVogn, Ivon, BayesByBackprop, NoisyAdam, NoisyKfac, Map>;
+using FitMethods = std::tuple<Von, DiagonalVon, Vogn, FullVogn, Slang, Ivon, BayesByBackprop,
+                              NoisyAdam, NoisyKfac, Map>;
 using AllMethods = decltype(std::tuple_cat(FitMethods{}, std::tuple<Laplace, Hmc>{}));
 
 // Options every method of the fit loop rejects, whatever its own: the loop's and the prior's.

@@ -7,10 +7,10 @@
 //   exactly (test/support/linear_gaussian_iterates.hpp) and minibatch precisions average to the
 //   exact one after whole epochs.
 // * 2-D logistic regression: the full-Gaussian and mean-field VI optima, found by a test-side
-//   iteration with Gauss–Hermite quadrature (nodes by Golub–Welsch), satisfy the stationarity
-//   conditions E_q[∇ log p(D|θ)] = δμ and Λ = E_q[−∇² log p(D|θ)] + δI (resp. their diagonals), and
-//   are fixed points of the library's VON within the Monte-Carlo standard errors of one β = 1 step
-//   with S samples (variances by the same quadrature); a perturbed q is not.
+//   iteration with Gauss–Hermite quadrature (test/support/logistic_vi_optimum.hpp), satisfy the
+//   stationarity conditions E_q[∇ log p(D|θ)] = δμ and Λ = E_q[−∇² log p(D|θ)] + δI (resp. their
+//   diagonals), and are fixed points of the library's VON within the Monte-Carlo standard errors of
+//   one β = 1 step with S samples (variances by the same quadrature); a perturbed q is not.
 // * The ELBO rises along a run on the convex logistic problem.
 // * Remedies on a tanh MLP keep Λ positive definite at every iteration, fire and are counted;
 //   remedy = fail stops with an error naming the iteration.
@@ -36,6 +36,7 @@
 #include <nn/model_concept.hpp>
 
 #include <support/linear_gaussian_iterates.hpp>
+#include <support/logistic_vi_optimum.hpp>
 #include <support/method_checks.hpp>
 #include <support/method_fixtures.hpp>
 #include <support/posterior_checks.hpp>
@@ -49,84 +50,14 @@ using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
 using ngvi::test::InitialMean;
+using ngvi::test::logistic_moments;
+using ngvi::test::logistic_vi_optimum;
+using ngvi::test::LossMoments;
 using ngvi::test::same_bits;
 using ngvi::test::tanh_mlp_problem;
+using ngvi::test::ViOptimum;
 
 namespace {
-
-// ---- Gauss–Hermite quadrature for 2-D Gaussian expectations -------------------------------------
-
-// Probabilists' Gauss–Hermite rule (E_{z~N(0,1)} f(z) ≈ Σ wᵢ f(zᵢ)) by Golub–Welsch: the nodes are
-// the eigenvalues of the Jacobi matrix of the monic Hermite recurrence (off-diagonals √k), the
-// weights the squared first components of its unit eigenvectors.
-struct HermiteRule {
-  VectorXd nodes, weights;
-};
-HermiteRule gauss_hermite(int n) {
-  MatrixXd j = MatrixXd::Zero(n, n);
-  for (int k = 1; k < n; ++k) j(k, k - 1) = j(k - 1, k) = std::sqrt(static_cast<double>(k));
-  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(j);
-  return {eig.eigenvalues(), eig.eigenvectors().row(0).transpose().array().square()};
-}
-constexpr int kNodes = 40;  // per dimension; the integrands are analytic, so this is converged
-
-// Moments of the summed logistic loss L(θ) = Σᵢ ℓᵢ(θ) under q = N(μ, C Cᵀ): E[∇L], E[∇²L], and
-// the covariance of ∇L and the variance of each entry of ∇²L (for Monte-Carlo standard errors).
-struct LossMoments {
-  VectorXd grad;
-  MatrixXd hess;
-  MatrixXd grad_cov;
-  MatrixXd hess_var;
-};
-LossMoments logistic_moments(const vi::problems::LogisticRegression2d& p, const VectorXd& mu,
-                             const MatrixXd& c) {
-  static const HermiteRule rule = gauss_hermite(kNodes);
-  LossMoments m{VectorXd::Zero(2), MatrixXd::Zero(2, 2), MatrixXd::Zero(2, 2),
-                MatrixXd::Zero(2, 2)};
-  MatrixXd h2 = MatrixXd::Zero(2, 2);
-  for (int a = 0; a < kNodes; ++a)
-    for (int b = 0; b < kNodes; ++b) {
-      const double w = rule.weights(a) * rule.weights(b);
-      const VectorXd theta = mu + c * (VectorXd(2) << rule.nodes(a), rule.nodes(b)).finished();
-      VectorXd g = VectorXd::Zero(2);
-      MatrixXd h = MatrixXd::Zero(2, 2);
-      for (Eigen::Index i = 0; i < p.inputs.size(); ++i) {
-        const VectorXd phi = (VectorXd(2) << p.inputs(i), 1.0).finished();
-        const double s = 1.0 / (1.0 + std::exp(-phi.dot(theta)));
-        g += (s - p.labels(i)) * phi;
-        h += s * (1.0 - s) * phi * phi.transpose();
-      }
-      m.grad += w * g;
-      m.hess += w * h;
-      m.grad_cov += w * g * g.transpose();
-      h2 += w * h.cwiseAbs2();
-    }
-  m.grad_cov -= m.grad * m.grad.transpose();
-  m.hess_var = h2 - m.hess.cwiseAbs2();
-  return m;
-}
-
-// The Gaussian-VI optimum of the logistic problem by the exact-expectation VON iteration
-// Λ ← E_q[∇²L] + δI, μ ← μ − Λ⁻¹(E_q[∇L] + δμ) (mean field: diagonals only), run to convergence.
-struct ViOptimum {
-  VectorXd mean;
-  MatrixXd precision;  // full 2×2; diagonal for the mean-field optimum
-};
-ViOptimum logistic_vi_optimum(const vi::problems::LogisticRegression2d& p, bool mean_field) {
-  const double delta = p.prior_precision;
-  ViOptimum q{VectorXd::Zero(2), (p.inputs.size() + delta) * MatrixXd::Identity(2, 2)};
-  for (int it = 0; it < 500; ++it) {
-    const MatrixXd c = Eigen::LLT<MatrixXd>(q.precision).matrixU().solve(MatrixXd::Identity(2, 2));
-    const LossMoments m = logistic_moments(p, q.mean, c);
-    MatrixXd lambda = m.hess + delta * MatrixXd::Identity(2, 2);
-    if (mean_field) lambda = MatrixXd(lambda.diagonal().asDiagonal());
-    const VectorXd mean = q.mean - lambda.ldlt().solve(m.grad + delta * q.mean);
-    const double change = (mean - q.mean).norm() + (lambda - q.precision).norm();
-    q = {mean, lambda};
-    if (change < 1e-13) break;
-  }
-  return q;
-}
 
 // Keeps q as it was before the first step and after every completed one.
 struct LastPosterior {
