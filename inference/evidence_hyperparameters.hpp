@@ -407,6 +407,7 @@ class EvidenceMap {
     log_h_ = Eigen::VectorXd::Constant(learn_tau_ ? B + 1 : B, std::log(o_.prior_precision));
     if (learn_tau_)
       log_h_(B) = std::log(std::isnan(o_.noise_precision) ? tau0_ : o_.noise_precision);
+    d_ = per_parameter_precisions(blocks_, prior_precisions());
     adam_ = Adam(theta_.size(), o_.adam);
     hyper_adam_ = Adam(log_h_.size(), o_.adam);
     batches_per_epoch_ =
@@ -425,8 +426,7 @@ class EvidenceMap {
     }
     const double scale =
         static_cast<double>(in.num_examples) / static_cast<double>(in.batch.size()) * noise_ratio();
-    const Eigen::VectorXd d = per_parameter_precisions(blocks_, prior_precisions());
-    g = scale * g + d.cwiseProduct(theta_);
+    g = scale * g + d_.cwiseProduct(theta_);
     adam_.step(theta_, g, o_.learning_rate.at(in.iteration));
     if (in.iteration % batches_per_epoch_ != 0) return;
     const Eigen::Index epoch = in.iteration / batches_per_epoch_;
@@ -457,6 +457,7 @@ class EvidenceMap {
     log_z_ = state_array(s, "log_marginal_likelihood", 1, 1)(0, 0);
     adam_.restore(s, "adam");
     hyper_adam_.restore(s, "hyper_adam");
+    d_ = per_parameter_precisions(blocks_, prior_precisions());
   }
   std::optional<NonFinite> first_non_finite() const {
     if (const auto i = first_non_finite_entry(theta_)) return NonFinite{*i, "mean"};
@@ -499,6 +500,7 @@ class EvidenceMap {
                                   std::to_string(k + 1));
       }
       log_z_ = evidence_gradient(t, hyperparameters()).log_marginal_likelihood;
+      d_ = per_parameter_precisions(blocks_, prior_precisions());
     } catch (const std::domain_error& e) {
       throw StepFailure(std::string("ngvi::vi::fit(evidence_map): updating the hyperparameters: ") +
                         e.what());
@@ -510,6 +512,7 @@ class EvidenceMap {
   std::vector<nn::Block> blocks_;
   Eigen::VectorXd theta_;
   Eigen::VectorXd log_h_;  // log δ_1, …, log δ_B, then log τ if learned
+  Eigen::VectorXd d_;      // D's diagonal: δ_b on block b
   double tau0_ = std::numeric_limits<double>::quiet_NaN();
   bool learn_tau_ = false;
   Adam adam_, hyper_adam_;
