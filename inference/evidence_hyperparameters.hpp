@@ -558,4 +558,15 @@ EvidenceFit fit_with_evidence(const Model& model, const EvidenceMapOptions& opti
   return r;
 }
 
+// Continues the run saved in `checkpoint` (a FitCheckpoint of an evidence_map fit) with the same
+// options, bitwise as the uninterrupted run. Throws as vi::resume. Cost: that of the epochs left.
+template <class Model, class... Callbacks>
+EvidenceFit resume_with_evidence(const Model& model, const EvidenceMapOptions& options,
+                                 const FitCheckpoint& checkpoint, Callbacks&&... callbacks) {
+  EvidenceFit r;
+  r.fit = resume(model, options, checkpoint, detail::CaptureHyperparameters{&r},
+                 std::forward<Callbacks>(callbacks)...);
+  return r;
+}
+
 }  // namespace ngvi::vi

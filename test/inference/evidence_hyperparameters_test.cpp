@@ -7,7 +7,8 @@
 // log N(y; 0, τ⁻¹I + Φ D⁻¹Φᵀ) found by alternating Brent searches, once with one block and once
 // with two blocks of very different true scales; laplace() with per-parameter δ against that exact
 // evidence; the ELBO's optimal δ_b against Brent maximisations of the prior term (through the
-// posteriors' own KL for one block, through their covariance for two); bad options.
+// posteriors' own KL for one block, through their covariance for two); a resumed run against the
+// uninterrupted one, bitwise; bad options.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -140,6 +141,17 @@ double log_z_at(const vi::EvidenceTerms& t, const VectorXd& x, bool with_tau) {
       .log_marginal_likelihood;
 }
 
+// The fit loop's callback that keeps the checkpoint of one iteration.
+struct SaveCheckpointAt {
+  Eigen::Index iteration;
+  vi::FitCheckpoint* out;
+  template <class Context>
+  bool on_iteration(const Context& ctx) {
+    if (ctx.iteration() == iteration) *out = ctx.checkpoint();
+    return false;
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(gradient_matches_finite_differences_and_laplace) {
@@ -261,6 +273,31 @@ BOOST_AUTO_TEST_CASE(two_blocks_of_different_scales_get_their_own_precisions) {
   check_learned(f.hyperparameters, reference, "two blocks");
   // The block of large weights gets the weaker prior, by more than an order of magnitude.
   BOOST_TEST(f.hyperparameters.prior_precisions(0) * 10.0 < f.hyperparameters.prior_precisions(1));
+}
+
+BOOST_AUTO_TEST_CASE(resume_continues_bitwise) {
+  // Minibatches of 10 of 40 examples (4 steps an epoch), updates after epochs 2 and 4: a
+  // checkpoint at iteration 10, between them, then resumed.
+  const auto p = vi::problems::make_bayesian_linear_regression({.examples = 40, .seed = 3});
+  vi::EvidenceMapOptions o;
+  o.loop.epochs = 5;
+  o.loop.minibatch = 10;
+  o.frequency = 2;
+  o.hyper_steps = 5;
+  vi::FitCheckpoint checkpoint;
+  vi::Rng rng(9);
+  const vi::EvidenceFit whole =
+      vi::fit_with_evidence(p.model, o, rng, SaveCheckpointAt{10, &checkpoint});
+  BOOST_TEST_REQUIRE(checkpoint.iteration == 10);
+  const vi::EvidenceFit resumed = vi::resume_with_evidence(p.model, o, checkpoint);
+  BOOST_TEST((whole.fit.posterior.mean().array() == resumed.fit.posterior.mean().array()).all());
+  BOOST_TEST((whole.hyperparameters.prior_precisions.array() ==
+              resumed.hyperparameters.prior_precisions.array())
+                 .all());
+  BOOST_TEST(whole.hyperparameters.noise_precision == resumed.hyperparameters.noise_precision);
+  BOOST_TEST(whole.log_marginal_likelihood == resumed.log_marginal_likelihood);
+  // The updates moved the hyperparameters off their start (δ = 1, τ = 4).
+  BOOST_TEST(whole.hyperparameters.noise_precision != 4.0);
 }
 
 BOOST_AUTO_TEST_CASE(optimal_prior_precisions_maximise_the_elbo_prior_term) {
