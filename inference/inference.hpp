@@ -12,6 +12,7 @@
 #include <inference/checkpoint.hpp>
 #include <inference/classification_metrics.hpp>
 #include <inference/elbo.hpp>
+#include <inference/evidence_hyperparameters.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
 #include <inference/hmc.hpp>

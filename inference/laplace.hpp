@@ -5,7 +5,10 @@
 //   log p(D) ≈ log p(D|θ*) + log p₀(θ*) + (P/2) log 2π − ½ log det Λ
 //            = −Σᵢ ℓᵢ(θ*) − ½δ‖θ*‖² + (P/2) log δ − ½ log det Λ          (p₀ = N(0, δ⁻¹I)),
 // the second-order expansion of log p(D, θ) around its maximum, integrated (MacKay 1992;
-// Immer et al. 2021 for networks). θ* comes from MAP (map.hpp) or anywhere else; the formula
+// Immer et al. 2021 for networks). With a prior precision per parameter, p₀ = N(0, D⁻¹) and
+// D = diag(δ₁, …, δ_P) (LaplaceOptions::prior_precisions; one δ per named block of θ is what
+// evidence_hyperparameters.hpp learns), δI becomes D, ½δ‖θ*‖² becomes ½Σⱼδⱼθ*ⱼ² and (P/2) log δ
+// becomes ½Σⱼ log δⱼ. θ* comes from MAP (map.hpp) or anywhere else; the formula
 // assumes it is a stationary point of the MAP objective, so the result reports that objective's
 // gradient norm at θ* for the caller to check. The evidence is exact for a model linear in θ
 // with a Gaussian likelihood (the log joint is then exactly quadratic).
@@ -90,6 +93,10 @@ struct LaplaceOptions {
   LaplaceCurvature curvature = LaplaceCurvature::ggn;
   // δ of the prior N(0, δ⁻¹I), the same δ the MAP was fitted with.
   double prior_precision = 1.0;
+  // Empty (the default): every parameter has prior precision δ above. Else P entries δⱼ, the
+  // prior N(0, diag(δ₁, …, δ_P)⁻¹), which replaces δ (e.g. one δ per parameter block,
+  // per_parameter_precisions in evidence_hyperparameters.hpp).
+  Eigen::VectorXd prior_precisions{};
   // Threads, examples per task and the deterministic reduction of the per-example sums, as in
   // nn::CurvatureOptions (the exact Hessian's sweeps run on the same threads).
   int threads = 0;
@@ -111,7 +118,8 @@ struct Laplace {
   double log_prior = 0;                // log p₀(θ*) = (P/2) log(δ/2π) − ½δ‖θ*‖²
   double log_det_precision = 0;        // log det Λ
   double gradient_norm = 0;    // ‖∇(Σᵢℓᵢ + ½δ‖θ‖²)‖ at θ*: 0 at an exact MAP
-  double prior_precision = 0;  // δ
+  double prior_precision = 0;  // δ; NaN when per-parameter precisions were given
+  Eigen::VectorXd prior_precisions{};  // the δⱼ given in LaplaceOptions::prior_precisions, or empty
   LaplaceCurvature curvature = LaplaceCurvature::ggn;
 };
 
@@ -125,6 +133,31 @@ void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, cons
   nn::check_theta_size(theta.size(), model.num_params(), w);
   if (!theta.allFinite()) throw std::invalid_argument(w + ": theta is not finite");
   detail::check_positive_finite(w, "prior_precision", o.prior_precision);
+  if (o.prior_precisions.size() == 0) return;
+  if (o.prior_precisions.size() != theta.size())
+    throw std::invalid_argument(
+        w + ": prior_precisions has " + std::to_string(o.prior_precisions.size()) +
+        " entries, the model has " + std::to_string(theta.size()) + " parameters");
+  for (Eigen::Index j = 0; j < theta.size(); ++j)
+    detail::check_positive_finite(w, "prior_precisions(" + std::to_string(j) + ")",
+                                  o.prior_precisions(j));
+}
+
+// Λ's diagonal ← Λ's diagonal + δ (or + δⱼ per parameter). Cost: O(P).
+template <class Diagonal>
+void add_prior_precision(Diagonal&& diagonal, const LaplaceOptions& o) {
+  if (o.prior_precisions.size() == 0)
+    diagonal.array() += o.prior_precision;
+  else
+    diagonal.array() += o.prior_precisions.array();
+}
+
+// δ as an error message shows it: the number, or the range of the per-parameter δⱼ.
+template <int = 0>
+std::string prior_precision_text(const LaplaceOptions& o) {
+  if (o.prior_precisions.size() == 0) return std::to_string(o.prior_precision);
+  return "diag(δⱼ) with δⱼ in [" + std::to_string(o.prior_precisions.minCoeff()) + ", " +
+         std::to_string(o.prior_precisions.maxCoeff()) + "]";
 }
 
 // Throws std::invalid_argument if the model lacks what curvature c needs: the GGN needs the
@@ -165,21 +198,22 @@ std::string not_positive_definite_advice(LaplaceCurvature c) {
 }
 
 // N(mean, Λ⁻¹), or std::domain_error naming `what` (the precision and its formula), the curvature,
-// δ, Λ's smallest eigenvalue (NaN for a non-finite Λ, said so) and the advice. Cost: a Cholesky,
-// and an eigendecomposition only on failure.
+// δ (as `delta` spells it), Λ's smallest eigenvalue (NaN for a non-finite Λ, said so) and the
+// advice. Cost: a Cholesky, and an eigendecomposition only on failure.
 template <int = 0>
 FullGaussian laplace_posterior(const Eigen::VectorXd& mean, const Eigen::MatrixXd& Lambda,
-                               LaplaceCurvature curvature, double delta, const std::string& what) {
+                               LaplaceCurvature curvature, const std::string& delta,
+                               const std::string& what) {
   std::optional<FullGaussian> q = FullGaussian::from_precision_if_pd(mean, Lambda);
   if (q) return std::move(*q);
   const double smallest = Lambda.allFinite() ? Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
                                                    Lambda, Eigen::EigenvaluesOnly)
                                                    .eigenvalues()(0)
                                              : std::numeric_limits<double>::quiet_NaN();
-  throw std::domain_error(
-      what + " with H = " + to_string(curvature) + " and δ = " + std::to_string(delta) +
-      " is not positive definite: its smallest eigenvalue is " + number_or_not_finite(smallest) +
-      " (" + not_positive_definite_advice(curvature) + ")");
+  throw std::domain_error(what + " with H = " + to_string(curvature) + " and δ = " + delta +
+                          " is not positive definite: its smallest eigenvalue is " +
+                          number_or_not_finite(smallest) + " (" +
+                          not_positive_definite_advice(curvature) + ")");
 }
 
 // 0, 1, ..., N − 1.
@@ -275,10 +309,19 @@ void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const Lapla
                                                         o.reducer.get(), ad::parallel_options(o), g)
                           : ad::value_and_gradient(nn::detail::total_loss(model), theta, g);
   r.log_likelihood = -loss;
-  r.log_prior =
-      0.5 * P * std::log(delta / (2.0 * std::numbers::pi)) - 0.5 * delta * theta.squaredNorm();
-  r.gradient_norm = (g + delta * theta).norm();
-  r.prior_precision = delta;
+  if (o.prior_precisions.size() == 0) {
+    r.log_prior =
+        0.5 * P * std::log(delta / (2.0 * std::numbers::pi)) - 0.5 * delta * theta.squaredNorm();
+    r.gradient_norm = (g + delta * theta).norm();
+    r.prior_precision = delta;
+  } else {
+    const Eigen::ArrayXd d = o.prior_precisions.array();
+    r.log_prior =
+        0.5 * (d / (2.0 * std::numbers::pi)).log().sum() - 0.5 * (d * theta.array().square()).sum();
+    r.gradient_norm = (g.array() + d * theta.array()).matrix().norm();
+    r.prior_precision = std::numeric_limits<double>::quiet_NaN();
+    r.prior_precisions = o.prior_precisions;
+  }
   r.curvature = o.curvature;
   r.log_marginal_likelihood = r.log_likelihood + r.log_prior +
                               0.5 * P * std::log(2.0 * std::numbers::pi) -
@@ -288,7 +331,8 @@ void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const Lapla
 }  // namespace detail
 
 // The full-covariance Laplace approximation at theta (see the top of this file). Throws
-// std::invalid_argument for an empty model, a θ of the wrong size or non-finite, or a bad δ,
+// std::invalid_argument for an empty model, a θ of the wrong size or non-finite, a bad δ, or
+// prior_precisions not of P positive finite entries (naming the first bad one),
 // and std::domain_error if Λ = H + δI is not positive definite, naming its smallest eigenvalue
 // ("not finite" if H is not) and a remedy that holds for the curvature in use.
 // Cost: the curvature (exact Hessian: ⌈P/8⌉ dual recordings of the loss; GGN: the per-example
@@ -299,10 +343,10 @@ Laplace<FullGaussian> laplace(const Model& model, const Eigen::VectorXd& theta,
                               const LaplaceOptions& options = {}) {
   detail::check_laplace_inputs(model, theta, options, "laplace");
   Eigen::MatrixXd Lambda = detail::data_curvature(model, theta, options, false, "laplace");
-  Lambda.diagonal().array() += options.prior_precision;
-  FullGaussian q =
-      detail::laplace_posterior(theta, Lambda, options.curvature, options.prior_precision,
-                                "ngvi::vi::laplace: the precision Λ = H + δI");
+  detail::add_prior_precision(Lambda.diagonal(), options);
+  FullGaussian q = detail::laplace_posterior(theta, Lambda, options.curvature,
+                                             detail::prior_precision_text(options),
+                                             "ngvi::vi::laplace: the precision Λ = H + δI");
   Laplace<FullGaussian> r;
   r.log_det_precision = q.log_det_precision();
   r.posterior = std::move(q);
@@ -319,7 +363,7 @@ Laplace<DiagonalGaussian> diagonal_laplace(const Model& model, const Eigen::Vect
                                            const LaplaceOptions& options = {}) {
   detail::check_laplace_inputs(model, theta, options, "diagonal_laplace");
   Eigen::VectorXd lambda = detail::data_curvature(model, theta, options, true, "diagonal_laplace");
-  lambda.array() += options.prior_precision;
+  detail::add_prior_precision(lambda, options);
   for (Eigen::Index j = 0; j < lambda.size(); ++j)
     if (!(lambda(j) > 0.0) || !std::isfinite(lambda(j)))
       throw std::domain_error(

@@ -241,8 +241,9 @@ SubnetworkLaplace subnetwork_laplace(const Model& model, const Eigen::VectorXd& 
   }
   Eigen::MatrixXd lambda = r.curvature;
   lambda.diagonal().array() += delta;
-  FullGaussian q = detail::laplace_posterior(theta_s, lambda, options.curvature, delta,
-                                             who + ": the precision Λ_S = H_SS + δI");
+  FullGaussian q =
+      detail::laplace_posterior(theta_s, lambda, options.curvature, std::to_string(delta),
+                                who + ": the precision Λ_S = H_SS + δI");
   r.indices = s;
   r.theta = theta;
   r.log_det_precision = q.log_det_precision();
