@@ -56,13 +56,14 @@ Failures failures_of(const ActiveLearningRun& run) {
 // The per-round table, as Markdown (also printed).
 std::string round_table(const ActiveLearningRun& run) {
   std::string t =
-      "| round | training rows | RMSE, random | RMSE, active | LL, random | LL, active |\n"
-      "| --- | --- | --- | --- | --- | --- |\n";
+      "| round | training rows | RMSE, random | RMSE, active | RMSE, active − random (paired) "
+      "| LL, random | LL, active |\n"
+      "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (int r = 0; r < run.options.rounds; ++r) {
     const auto k = static_cast<std::size_t>(r);
-    t += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r + 1, run.options.initial_train + r,
+    t += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r + 1, run.options.initial_train + r,
                      plus_minus(run.random_rmse[k]), plus_minus(run.active_rmse[k]),
-                     plus_minus(run.random_log_likelihood[k]),
+                     plus_minus(run.rmse_difference[k]), plus_minus(run.random_log_likelihood[k]),
                      plus_minus(run.active_log_likelihood[k]));
   }
   return t;
@@ -109,7 +110,9 @@ nlohmann::json to_json(const ActiveLearningRun& run) {
       a.push_back({{"mean", m.mean}, {"standard_error", m.standard_error}});
     return a;
   };
-  j["rmse"] = {{"random", summary(run.random_rmse)}, {"active", summary(run.active_rmse)}};
+  j["rmse"] = {{"random", summary(run.random_rmse)},
+               {"active", summary(run.active_rmse)},
+               {"active_minus_random", summary(run.rmse_difference)}};
   j["log_likelihood"] = {{"random", summary(run.random_log_likelihood)},
                          {"active", summary(run.active_log_likelihood)}};
   auto arm_json = [](const ActiveArm& a) {

@@ -218,6 +218,22 @@ std::vector<MeanAndError> per_round(const std::vector<ActiveTrial>& trials, int 
   return out;
 }
 
+// Mean ± standard error per round of the paired difference active − random of the RMSE, over the
+// trials whose two arms both reached it.
+std::vector<MeanAndError> paired_rmse_difference(const std::vector<ActiveTrial>& trials,
+                                                 int rounds) {
+  std::vector<MeanAndError> out;
+  for (int r = 0; r < rounds; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    std::vector<double> v;
+    for (const ActiveTrial& t : trials)
+      if (t.active.rounds.size() > k && t.random.rounds.size() > k)
+        v.push_back(t.active.rounds[k].rmse - t.random.rounds[k].rmse);
+    out.push_back(mean_and_error(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 ActiveLearningRun run_active_learning(const nn::Dataset& data, const std::string& dataset,
@@ -247,6 +263,7 @@ ActiveLearningRun run_active_learning(const nn::Dataset& data, const std::string
   run.active_rmse = per_round(run.trials, options.rounds, active, rmse);
   run.random_log_likelihood = per_round(run.trials, options.rounds, random, ll);
   run.active_log_likelihood = per_round(run.trials, options.rounds, active, ll);
+  run.rmse_difference = paired_rmse_difference(run.trials, options.rounds);
   std::vector<double> correlations;
   for (const ActiveTrial& t : run.trials)
     if (!std::isnan(t.hmc.correlation)) correlations.push_back(t.hmc.correlation);

@@ -105,6 +105,9 @@ struct ActiveLearningRun {
   std::vector<ActiveTrial> trials;
   // Per round, over the trials whose arm reached it: mean ± standard error.
   std::vector<MeanAndError> random_rmse, active_rmse, random_log_likelihood, active_log_likelihood;
+  // Per round, the paired difference active − random of the test RMSE (the same trial's test
+  // rows and first fit), over the trials whose two arms reached it: negative favours active.
+  std::vector<MeanAndError> rmse_difference;
   MeanAndError hmc_correlation;  // over the trials that have one
   int hmc_trials = 0;            // how many have one
   double seconds = 0.0;          // wall time

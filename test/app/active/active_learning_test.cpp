@@ -192,6 +192,11 @@ BOOST_AUTO_TEST_CASE(summaries_are_the_mean_and_standard_error_over_trials) {
     NGVI_CHECK_REPORT(verify::compare(r.active_rmse[k].mean, mean, few_operations, "mean"));
     NGVI_CHECK_REPORT(verify::compare(r.active_rmse[k].standard_error,
                                       std::sqrt(ss / (n - 1.0) / n), few_operations, "se"));
+    double difference = 0.0;
+    for (const app::ActiveTrial& t : r.trials)
+      difference += (t.active.rounds[k].rmse - t.random.rounds[k].rmse) / n;
+    NGVI_CHECK_REPORT(verify::compare(r.rmse_difference[k].mean, difference, few_operations,
+                                      "paired difference"));
   }
 }
 
