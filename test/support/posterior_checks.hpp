@@ -11,6 +11,8 @@
 #include <exception>
 #include <string>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
 #include <boost/test/unit_test.hpp>
 
 #include <autodiff/verify/compare.hpp>
@@ -68,3 +70,25 @@ void check_error_mentions(F&& f, const std::string& part) {
       ::ngvi::ad::verify::Tolerance{0.0,                                                        \
                                     ::ngvi::test::vi_tolerances::mc_sigmas * (standard_error)}, \
       "Monte-Carlo estimate vs reference"))
+
+namespace ngvi::test {
+
+// The optimum of the λ-weighted ELBO on a conjugate linear regression p (its design Φ, targets y,
+// τ and δ; inference/problems/bayesian_linear_regression.hpp) is the exact posterior for noise
+// precision τ/λ: Λ = (τ/λ)ΦᵀΦ + δI, μ = Λ⁻¹(τ/λ)Φᵀy. Checks q's precision and mean against it
+// within exact_update; `what` names the method in the messages.
+template <class Posterior, class Problem>
+void check_kl_weighted_linear_posterior(const Posterior& q, const Problem& p, double lambda,
+                                        const std::string& what) {
+  const double tau = p.noise_precision / lambda;
+  Eigen::MatrixXd precision = tau * p.design.transpose() * p.design;
+  precision.diagonal().array() += p.prior_precision;
+  const Eigen::VectorXd mean = precision.llt().solve(tau * p.design.transpose() * p.targets);
+  const std::string at = ", λ = " + std::to_string(lambda);
+  NGVI_CHECK_REPORT(ad::verify::compare(q.precision(), precision, vi_tolerances::exact_update,
+                                        what + " precision" + at));
+  NGVI_CHECK_REPORT(
+      ad::verify::compare(q.mean(), mean, vi_tolerances::exact_update, what + " mean" + at));
+}
+
+}  // namespace ngvi::test
