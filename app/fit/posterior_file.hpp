@@ -11,9 +11,11 @@
 //   target_scaling  {mean: [1], scale: [1]} (regression; y = mean + scale·f)
 //   noise_precision τ of the Gaussian likelihood in standardised units (regression)
 //   classes         C, labels 0..C−1 (classification)
-//   family          diagonal_gaussian | full_gaussian | kronecker_gaussian | point_estimate
+//   family          diagonal_gaussian | full_gaussian | kronecker_gaussian | low_rank_gaussian |
+//                   point_estimate
 //   mean            E_q[θ] (P numbers); precision: [P] (diagonal) or [P][P] (full);
 //   blocks          (kronecker) [{index: [s·a], A: [a][a], S: [s][s], scale}]
+//   low_rank, diagonal  (low rank) Λ = UUᵀ + diag(d): U's L columns, each [P], and d, [P]
 // read_posterior_file checks every field and that q matches the network (P), and reports any
 // problem as an io::DataError naming the file and the field, like the CSV readers.
 #pragma once
@@ -178,6 +180,11 @@ inline nlohmann::json posterior_json(const SavedPosterior& s) {
                                    {"A", detail::matrix_json(b.A)},
                                    {"S", detail::matrix_json(b.S)},
                                    {"scale", b.scale}});
+        } else if constexpr (std::is_same_v<Q, vi::LowRankGaussian>) {
+          j["low_rank"] = nlohmann::json::array();
+          for (Eigen::Index c = 0; c < q.rank(); ++c)
+            j["low_rank"].push_back(detail::vector_json(q.low_rank_factor().col(c)));
+          j["diagonal"] = detail::vector_json(q.diagonal());
         }
       },
       s.posterior);
@@ -257,17 +264,32 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
         kb.push_back(std::move(k));
       }
       s.posterior = vi::KroneckerGaussian(mean, std::move(kb));
+    } else if (family == "low_rank_gaussian") {
+      const nlohmann::json& columns = r.at(j, "low_rank", "low_rank");
+      if (!columns.is_array() || static_cast<Eigen::Index>(columns.size()) > p)
+        r.fail("low_rank", "an array of at most " + std::to_string(p) + " columns",
+               "another value");
+      Eigen::MatrixXd u(p, static_cast<Eigen::Index>(columns.size()));
+      for (std::size_t c = 0; c < columns.size(); ++c)
+        u.col(static_cast<Eigen::Index>(c)) =
+            r.vector(columns[c], "low_rank[" + std::to_string(c) + "]", p);
+      s.posterior = vi::LowRankGaussian(mean, std::move(u),
+                                        r.vector(r.at(j, "diagonal", "diagonal"), "diagonal", p));
     } else if (family == "point_estimate") {
       s.posterior = vi::PointEstimate(mean);
     } else {
-      r.fail("family", "diagonal_gaussian, full_gaussian, kronecker_gaussian or point_estimate",
+      r.fail("family",
+             "diagonal_gaussian, full_gaussian, kronecker_gaussian, low_rank_gaussian or "
+             "point_estimate",
              io::quote_bytes(family));
     }
   } catch (const std::invalid_argument& e) {
     // The family's own checks: a precision that is not positive (definite), blocks that do not
     // cover θ, named by the field that holds them.
-    r.fail(family == "kronecker_gaussian" ? "blocks" : "precision", "a valid " + family,
-           io::quote_bytes(e.what(), 200));
+    r.fail(family == "kronecker_gaussian"  ? "blocks"
+           : family == "low_rank_gaussian" ? "diagonal"
+                                           : "precision",
+           "a valid " + family, io::quote_bytes(e.what(), 200));
   }
   return s;
 }

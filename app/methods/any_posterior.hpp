@@ -1,10 +1,10 @@
 // AnyPosterior: the posterior a method of the tool returned, whichever family it is.
 //
 // The methods of inference/ return different families — DiagonalGaussian (VOGN, IVON, noisy
-// Adam, BBB), FullGaussian (VON, Laplace), KroneckerGaussian (noisy K-FAC) and PointEstimate
-// (MAP). The command-line tool handles them through this one variant, so that its protocols
-// (app/uci), its file output (app/fit) and its predictive code are written once, and std::visit
-// picks the family's own sample() and marginal_variances().
+// Adam, BBB), FullGaussian (VON, Laplace), KroneckerGaussian (noisy K-FAC), LowRankGaussian
+// (SLANG) and PointEstimate (MAP). The command-line tool handles them through this one variant, so
+// that its protocols (app/uci), its file output (app/fit) and its predictive code are written once,
+// and std::visit picks the family's own sample() and marginal_variances().
 #pragma once
 
 #include <variant>
@@ -14,12 +14,13 @@
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 #include <inference/posterior/kronecker_gaussian.hpp>
+#include <inference/posterior/low_rank_gaussian.hpp>
 #include <inference/posterior/point_estimate.hpp>
 
 namespace ngvi::app {
 
-using AnyPosterior =
-    std::variant<vi::DiagonalGaussian, vi::FullGaussian, vi::KroneckerGaussian, vi::PointEstimate>;
+using AnyPosterior = std::variant<vi::DiagonalGaussian, vi::FullGaussian, vi::KroneckerGaussian,
+                                  vi::LowRankGaussian, vi::PointEstimate>;
 
 // The family's name as results files spell it.
 inline const char* family_name(const AnyPosterior& q) {
@@ -30,6 +31,8 @@ inline const char* family_name(const AnyPosterior& q) {
       return "full_gaussian";
     case 2:
       return "kronecker_gaussian";
+    case 3:
+      return "low_rank_gaussian";
     default:
       return "point_estimate";
   }

@@ -33,6 +33,10 @@ struct MethodInfo {
   std::string alias{};
   // P×P work per step: the study runs it only on its small problems (ProblemSetup).
   bool full_covariance = false;
+  // The study runs the row only on problems of at least this many parameters: 4L for SLANG of
+  // rank L, below which its low-rank step costs more than the full covariance's (and L ≥ P is
+  // the full covariance itself).
+  Eigen::Index min_parameters = 0;
   // MAP, then the Laplace approximation at θ* (inference/laplace.hpp): scored by the linearised
   // predictive, with an evidence; Gaussian or classification likelihoods only.
   bool laplace = false;

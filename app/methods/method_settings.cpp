@@ -126,12 +126,13 @@ void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
 }
 
 void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s) {
-  add_choice_option(cmd, "--vogn-curvature", s.vogn_curvature, vogn_curvatures,
-                    "vogn: the per-example curvature it averages: empirical-fisher (squared "
-                    "gradients of the observed targets, the VOGN of Khan et al. 2018), ggn (the "
-                    "Gauss-Newton diagonal: its steps do not shrink as 1/tau at a large noise "
-                    "precision tau), mc-fisher (squared gradients for targets drawn from the "
-                    "model, one per example)");
+  add_choice_option(
+      cmd, "--vogn-curvature", s.vogn_curvature, vogn_curvatures,
+      "vogn and slang: the per-example curvature it averages: empirical-fisher (squared "
+      "gradients of the observed targets, the VOGN of Khan et al. 2018), ggn (the "
+      "Gauss-Newton diagonal: its steps do not shrink as 1/tau at a large noise "
+      "precision tau), mc-fisher (squared gradients for targets drawn from the "
+      "model, one per example)");
 }
 
 void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minibatch_help) {
@@ -145,6 +146,11 @@ void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minib
       ->capture_default_str();
   add_von_remedy_option(cmd, s);
   add_vogn_curvature_option(cmd, s);
+  cmd.add_option("--slang-rank", s.slang_rank,
+                 "slang: L, the rank of the low-rank part UU^T of its precision UU^T + diag(d), "
+                 "0 (diagonal VOGN) to P; it uses --vogn-curvature's curvature")
+      ->check(integer_in<Eigen::Index>(0, std::numeric_limits<Eigen::Index>::max()))
+      ->capture_default_str();
 }
 
 Eigen::Index epochs_of(const MethodSettings& s) {

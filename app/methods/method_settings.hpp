@@ -47,6 +47,10 @@ struct MethodSettings {
   // its steps scale as 1/τ at a large noise precision τ (squared gradients ∝ τ²), where the GGN's
   // (∝ τ, as the gradient) do not.
   vi::VognCurvature vogn_curvature = vi::VognCurvature::empirical_fisher;
+  // SLANG only: L, the rank of its precision's low-rank part UUᵀ (at most P). 8: between the
+  // ranks 1 and 32 of Mishkin et al. 2018's experiments, at O(P·L²) a step a few times VOGN's
+  // cost on Boston's 13-50-1 network.
+  Eigen::Index slang_rank = 8;
   // Threads for the per-example work inside one fit (the result does not depend on it).
   int threads = 1;
 };
@@ -71,8 +75,8 @@ std::string default_learning_rate_text();
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s);
 // Adds --vogn-curvature (empirical-fisher, ggn, mc-fisher), storing into s.vogn_curvature.
 void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s);
-// Adds --minibatch (its help: `minibatch_help`), --learning-rate, --von-remedy and
-// --vogn-curvature to `cmd`, storing into s: the step settings every fitting subcommand takes.
+// Adds --minibatch (its help: `minibatch_help`), --learning-rate, --von-remedy, --vogn-curvature
+// and --slang-rank to `cmd`, storing into s: the step settings every fitting subcommand takes.
 void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minibatch_help);
 // The command-line spellings of a remedy and a curvature (as uci.json records them).
 const char* von_remedy_setting_name(vi::VonRemedy r);

@@ -46,6 +46,7 @@
 #include <inference/noisy_adam.hpp>
 #include <inference/noisy_kfac.hpp>
 #include <inference/schedule.hpp>
+#include <inference/slang.hpp>
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
 
@@ -79,6 +80,26 @@ inline constexpr auto study_natural_rates = [](auto& o, const auto& s) {
   o.precision_rate = vi::Schedule{s.steps.natural, s.steps.natural_decay};
   o.mc_samples = s.steps.natural_mc_samples;
 };
+
+// The study's SLANG of rank L, with the GGN as the study's full-covariance VOGN and its diagonal
+// VOGN (GGN) use it: the rungs between them of the covariance ladder diagonal → K-FAC → low rank
+// → full, on the problems of at least 4L parameters.
+inline auto slang_study_row(Eigen::Index rank, const char* color) {
+  const std::string l = std::to_string(rank);
+  return method_row<vi::SlangOptions>(
+      {.name = std::string(vi::SlangOptions::name) + "_rank_" + l,
+       .label = "SLANG (L = " + l + ")",
+       .color = color,
+       .what = "SLANG (Mishkin et al. 2018) with the GGN and a precision UUᵀ + diag(d) of rank "
+               "L = " +
+               l + ", on the problems of at least 4L parameters.",
+       .min_parameters = 4 * rank},
+      NotRun{}, [rank](auto& o, const auto& s) {
+        study_natural_rates(o, s);
+        o.curvature = vi::VognCurvature::ggn;
+        o.rank = rank;
+      });
+}
 
 // The tool's defaults (epochs, step size) are where each method's validation log-likelihood on
 // Boston's inner split stopped improving, and the PyTorch reference's tuned step sizes.
@@ -163,6 +184,24 @@ inline const auto& method_rows() {
             study_natural_rates(o, s);
             o.curvature = vi::VognCurvature::mc_fisher;
           }),
+      method_row<vi::SlangOptions>(
+          {.name = vi::SlangOptions::name,
+           .label = "SLANG",
+           .color = "#c49c94",
+           .what = "Stochastic low-rank approximate natural gradient (Mishkin et al. 2018): "
+                   "VOGN whose precision is UUᵀ + diag(d), U of rank --slang-rank, updated "
+                   "through a randomized eigendecomposition of the minibatch's curvature.",
+           // VOGN's: SLANG with L = 0 is diagonal VOGN, and its defaults were not tuned apart.
+           .epochs = 200,
+           .learning_rate = 0.01},
+          [](vi::SlangOptions& o, const MethodSettings& s) {
+            o.precision_rate = {0.01};  // VOGN's tuned β
+            o.curvature = s.vogn_curvature;
+            o.rank = s.slang_rank;
+          }),
+      slang_study_row(1, "#c5b0d5"),
+      slang_study_row(8, "#dbdb8d"),
+      slang_study_row(32, "#9edae5"),
       method_row<vi::IvonOptions>(
           {.name = vi::IvonOptions::name,
            .label = "IVON",

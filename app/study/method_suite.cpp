@@ -19,6 +19,7 @@ std::vector<MethodRecord> run_methods(const ProblemSetup& s) {
     using Options = typename Row::options_type;
     if constexpr (!std::is_same_v<typename Row::study_type, NotRun>) {
       if (row.info.full_covariance && !s.full_covariance) return;
+      if (s.train->num_params() < row.info.min_parameters) return;
       const Options o = study_options(row, s);
       if constexpr (std::is_same_v<Options, vi::MapOptions>)
         if (row.info.laplace) {

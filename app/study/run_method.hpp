@@ -140,6 +140,10 @@ Eigen::MatrixXd running_curvature(const Method& m, const Q& q, double n, double 
     else
       c.diagonal().array() -= delta;
     return c * (lambda / n);
+  } else if constexpr (requires { m.low_rank_factor(); }) {  // SLANG: s = UUᵀ + diag(d)
+    Eigen::MatrixXd c = m.low_rank_factor() * m.low_rank_factor().transpose();
+    c.diagonal() += m.diagonal();
+    return c;
   } else if constexpr (requires { m.curvature(); }) {  // VOGN: s
     return m.curvature();
   } else if constexpr (requires { m.hessian_estimate(); }) {  // IVON: h

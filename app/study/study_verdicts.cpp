@@ -265,8 +265,9 @@ void elbo_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
   if (!std::isfinite(b.mean)) return;
   const MethodRecord* best = nullptr;
   LastQuarterElbo a;
-  for (const char* key : {"von", "von_diagonal", "vogn_full_ggn", "vogn_ggn",
-                          "vogn_empirical_fisher", "vogn_mc_fisher"}) {
+  for (const char* key :
+       {"von", "von_diagonal", "vogn_full_ggn", "vogn_ggn", "vogn_empirical_fisher",
+        "vogn_mc_fisher", "slang_rank_1", "slang_rank_8", "slang_rank_32"}) {
     const MethodRecord* m = find_method(p, key);
     if (!m) continue;
     const LastQuarterElbo e = last_quarter_elbo(*m, exact);

@@ -62,20 +62,26 @@ BOOST_AUTO_TEST_CASE(old_spellings_find_their_methods) {
   BOOST_TEST(app::find_method("nosuch") == nullptr);
   // A study variant is a row the command line does not run.
   BOOST_TEST(app::find_method("vogn_ggn") != nullptr);
-  BOOST_CHECK_EXCEPTION(app::tool_method("vogn_ggn"), app::UsageError,
-                        [](const app::UsageError& e) {
-                          return std::string(e.what()).find(
-                                     "the methods are vogn, von, ivon, noisy_adam, noisy_kfac, "
-                                     "bayes_by_backprop, map, map_laplace") != std::string::npos;
-                        });
+  BOOST_CHECK_EXCEPTION(
+      app::tool_method("vogn_ggn"), app::UsageError, [](const app::UsageError& e) {
+        return std::string(e.what()).find(
+                   "the methods are vogn, von, slang, ivon, noisy_adam, noisy_kfac, "
+                   "bayes_by_backprop, map, map_laplace") != std::string::npos;
+      });
 }
 
 BOOST_AUTO_TEST_CASE(tool_defaults_are_the_documented_ones) {
   // (epochs, step size) of each method as docs/cli.md gives them.
   const std::map<std::string, std::pair<Eigen::Index, double>> documented = {
-      {"vogn", {200, 0.01}},       {"von", {40, 0.1}},           {"ivon", {200, 0.05}},
-      {"noisy_adam", {800, 0.01}}, {"noisy_kfac", {200, 0.01}},  {"bayes_by_backprop", {800, 0.01}},
-      {"map", {1000, 0.01}},       {"map_laplace", {2000, 0.01}}};
+      {"vogn", {200, 0.01}},
+      {"slang", {200, 0.01}},
+      {"von", {40, 0.1}},
+      {"ivon", {200, 0.05}},
+      {"noisy_adam", {800, 0.01}},
+      {"noisy_kfac", {200, 0.01}},
+      {"bayes_by_backprop", {800, 0.01}},
+      {"map", {1000, 0.01}},
+      {"map_laplace", {2000, 0.01}}};
   std::map<std::string, std::pair<Eigen::Index, double>> table;
   for (const app::MethodInfo& m : app::tool_methods()) table[m.name] = {m.epochs, m.learning_rate};
   BOOST_TEST((table == documented));
@@ -83,10 +89,11 @@ BOOST_AUTO_TEST_CASE(tool_defaults_are_the_documented_ones) {
 
 BOOST_AUTO_TEST_CASE(study_rows_keep_their_results_keys_and_order) {
   // results.json's method keys (app/study/README.md), in the order of its tables.
-  const std::vector<std::string> keys = {"von",        "von_diagonal",          "vogn_full_ggn",
-                                         "vogn_ggn",   "vogn_empirical_fisher", "vogn_mc_fisher",
-                                         "ivon",       "ivon_short_memory",     "noisy_adam",
-                                         "noisy_kfac", "bayes_by_backprop",     "map_laplace"};
+  const std::vector<std::string> keys = {"von",          "von_diagonal",          "vogn_full_ggn",
+                                         "vogn_ggn",     "vogn_empirical_fisher", "vogn_mc_fisher",
+                                         "slang_rank_1", "slang_rank_8",          "slang_rank_32",
+                                         "ivon",         "ivon_short_memory",     "noisy_adam",
+                                         "noisy_kfac",   "bayes_by_backprop",     "map_laplace"};
   std::vector<std::string> names;
   for (const app::MethodInfo& m : app::study_methods()) names.push_back(m.name);
   BOOST_TEST(names == keys, boost::test_tools::per_element());

@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(network_beyond_the_curvature_limit_runs_without_curvature) 
   const study::ProblemRecord& r = ps.base();
   BOOST_TEST(r.curvature_absent.find("P = 2801 exceeds 1000") != std::string::npos,
              r.curvature_absent);
-  BOOST_TEST(r.methods.size() == 10u);  // P > 500: without the two full-covariance methods
+  BOOST_TEST(r.methods.size() == 13u);  // P > 500: without the two full-covariance methods
   for (const study::MethodRecord& m : r.methods) {
     BOOST_TEST_CONTEXT(m.name) {
       BOOST_TEST(m.name != "von");
