@@ -449,9 +449,26 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
     if (!ranks.leader()) return exit_code::ok;
     saved.posterior = out.posterior;
+    if (out.hyperparameters) {
+      saved.hyperparameters = out.hyperparameters;
+      if (!std::isnan(out.hyperparameters->noise_precision))
+        saved.spec.noise_precision = out.hyperparameters->noise_precision;
+    }
     fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}\n", opt.settings.method,
                mean_of(saved.posterior).size(), X.rows(), opt.csv.string(), out.seconds,
                ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
+    if (const auto& h = saved.hyperparameters) {
+      std::string deltas;
+      for (std::size_t b = 0; b < h->blocks.size(); ++b)
+        deltas += fmt::format("{}{} {:.4g}", b == 0 ? "" : ", ", h->blocks[b],
+                              h->prior_precisions(static_cast<Eigen::Index>(b)));
+      fmt::print(
+          "learned from the evidence (log evidence {:.6g}): prior precisions {}{}\n",
+          h->log_marginal_likelihood, deltas,
+          std::isnan(h->noise_precision)
+              ? std::string()
+              : fmt::format("; noise precision {:.6g} (standardised units)", h->noise_precision));
+    }
   }
 
   // Every file is written to its temporary file, and every prediction checked finite, before the
@@ -556,6 +573,7 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
       ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
   add_step_options(*cmd, m, "minibatch size (capped at the number of rows)");
+  add_hyperparameters_option(*cmd, m, "--prior-precision and --noise-precision as given");
   cmd->add_option("--posterior", opt->posterior,
                   "a posterior.json written by ngvi fit: apply it to --predict instead of fitting; "
                   "default: none")

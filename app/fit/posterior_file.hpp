@@ -16,17 +16,22 @@
 //   mean            E_q[θ] (P numbers); precision: [P] (diagonal) or [P][P] (full);
 //   blocks          (kronecker) [{index: [s·a], A: [a][a], S: [s][s], scale}]
 //   low_rank, diagonal  (low rank) Λ = UUᵀ + diag(d): U's L columns, each [P], and d, [P]
+//   hyperparameters (--hyperparameters evidence only) {source: "evidence", prior_precisions:
+//                   {block: δ_b}, noise_precision: τ (regression), log_marginal_likelihood}: what
+//                   the fit learned, for the record (the precision and noise_precision hold them)
 // read_posterior_file checks every field and that q matches the network (P), and reports any
 // problem as an io::DataError naming the file and the field, like the CSV readers.
 #pragma once
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 #include <app/methods/any_posterior.hpp>
+#include <app/methods/learned_hyperparameters.hpp>
 #include <io/data_error.hpp>
 #include <io/json_file.hpp>
 #include <nlohmann/json.hpp>
@@ -64,6 +69,7 @@ struct SavedPosterior {
   NetworkSpec spec;
   std::string method;
   AnyPosterior posterior;
+  std::optional<LearnedHyperparameters> hyperparameters;  // written, not read back
 };
 
 namespace detail {
@@ -188,6 +194,16 @@ inline nlohmann::json posterior_json(const SavedPosterior& s) {
         }
       },
       s.posterior);
+  if (const auto& h = s.hyperparameters) {
+    nlohmann::json deltas = nlohmann::json::object();
+    for (std::size_t b = 0; b < h->blocks.size(); ++b)
+      deltas[h->blocks[b]] = h->prior_precisions(static_cast<Eigen::Index>(b));
+    j["hyperparameters"] = {{"source", "evidence"},
+                            {"prior_precisions", deltas},
+                            {"log_marginal_likelihood", h->log_marginal_likelihood}};
+    if (!std::isnan(h->noise_precision))
+      j["hyperparameters"]["noise_precision"] = h->noise_precision;
+  }
   return j;
 }
 

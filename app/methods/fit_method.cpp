@@ -11,7 +11,11 @@ namespace ngvi::app {
 
 FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::Rng& rng) {
   const MethodSettings& s = request.settings;
-  const std::string& name = tool_method(s.method).name;
+  const MethodInfo& method = tool_method(s.method);
+  const std::string& name = method.name;
+  if (s.hyperparameters == HyperparameterSource::evidence && !method.laplace)
+    throw UsageError("--hyperparameters evidence is available for map_laplace only, not " + name +
+                     " (its prior and noise precisions come from the Laplace evidence)");
   std::optional<FitOutcome> out;
   for_each_method_row([&](const auto& row) {
     using Row = std::decay_t<decltype(row)>;
@@ -28,7 +32,9 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
       row.tool(o, s);
       if constexpr (std::is_same_v<Options, vi::MapOptions>)
         if (row.info.laplace) {
-          out = detail::fit_map_laplace(model, o, request, rng);
+          out = s.hyperparameters == HyperparameterSource::evidence
+                    ? detail::fit_evidence_laplace(model, o, request, rng)
+                    : detail::fit_map_laplace(model, o, request, rng);
           return;
         }
       out = detail::run_fit(model, o, request, rng, detail::AsIs{});

@@ -6,7 +6,9 @@
 // the method table (app/methods/method_table.hpp). The epoch hook sees the posterior at the end
 // of each listed epoch, which is how the UCI protocol (app/uci) picks the number of epochs on a
 // validation split without a second run. `map_laplace` fits MAP and hands the hook (and the
-// result) the full GGN Laplace approximation at the current MAP estimate.
+// result) the full GGN Laplace approximation at the current MAP estimate; with
+// settings.hyperparameters = evidence it learns δ_b and τ during the fit (the hook then sees the
+// MAP estimate) and returns the Laplace approximation at them.
 //
 // To keep compile time in bounds, vi::fit is instantiated for the tool's one model type
 // (NetworkModel, app/methods/network_model.hpp) in fit_method.cpp only, compiled in one unit
@@ -23,6 +25,7 @@
 
 #include <Eigen/Core>
 #include <app/methods/any_posterior.hpp>
+#include <app/methods/learned_hyperparameters.hpp>
 #include <app/methods/method_settings.hpp>
 #include <app/methods/network_model.hpp>
 
@@ -71,6 +74,9 @@ struct FitOutcome {
   double seconds = 0.0;    // wall time of the training loop
   // map_laplace only (empty otherwise): the evidence of the final Laplace approximation.
   std::optional<LaplaceEvidence> evidence;
+  // --hyperparameters evidence only (empty otherwise): the δ_b and τ the fit learned, at which
+  // `posterior` was taken.
+  std::optional<LearnedHyperparameters> hyperparameters;
 };
 
 // Runs request.settings.method on `model`, drawing from `rng`. A failure of the run (a

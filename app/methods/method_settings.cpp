@@ -28,6 +28,8 @@ constexpr std::pair<const char*, vi::VognCurvature> vogn_curvatures[] = {
     {"empirical-fisher", vi::VognCurvature::empirical_fisher},
     {"ggn", vi::VognCurvature::ggn},
     {"mc-fisher", vi::VognCurvature::mc_fisher}};
+constexpr std::pair<const char*, HyperparameterSource> hyperparameter_sources[] = {
+    {"settings", HyperparameterSource::settings}, {"evidence", HyperparameterSource::evidence}};
 
 template <class E, std::size_t K>
 const char* spelling(const std::pair<const char*, E> (&choices)[K], E e) {
@@ -113,6 +115,18 @@ const char* von_remedy_setting_name(vi::VonRemedy r) { return spelling(von_remed
 
 const char* vogn_curvature_setting_name(vi::VognCurvature c) {
   return spelling(vogn_curvatures, c);
+}
+
+const char* hyperparameters_setting_name(HyperparameterSource h) {
+  return spelling(hyperparameter_sources, h);
+}
+
+void add_hyperparameters_option(CLI::App& cmd, MethodSettings& s, const std::string& help) {
+  add_choice_option(cmd, "--hyperparameters", s.hyperparameters, hyperparameter_sources,
+                    "where the prior and noise precisions come from: settings (" + help +
+                        "), or evidence (map_laplace only: learned during the one fit by the "
+                        "gradient of the Laplace evidence, Immer et al. 2021 -- a prior "
+                        "precision per parameter block and the noise precision)");
 }
 
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {

@@ -23,6 +23,16 @@ class Option;
 
 namespace ngvi::app {
 
+// Where the prior and noise precisions of a fit come from.
+enum class HyperparameterSource {
+  // As set: `ngvi fit`'s --prior-precision and --noise-precision; `ngvi uci`'s search
+  // (cross-validation, or map_laplace's search of the evidence over δ/τ).
+  settings,
+  // Learned during the one fit by the gradient of the Laplace-GGN evidence (Immer et al. 2021),
+  // a δ per parameter block and τ: map_laplace only.
+  evidence,
+};
+
 struct MethodSettings {
   // The method's name in the table (app/methods/method_info.hpp); VOGN, Khan et al.'s
   // natural-gradient method.
@@ -51,6 +61,11 @@ struct MethodSettings {
   // ranks 1 and 32 of Mishkin et al. 2018's experiments, at O(P·L²) a step a few times VOGN's
   // cost on Boston's 13-50-1 network.
   Eigen::Index slang_rank = 8;
+  // map_laplace only: where δ and τ come from. With `evidence` the MAP trains by Adam while δ_b
+  // and τ ascend the evidence every epochs/20 epochs after the first quarter (20 Adam steps
+  // each, Immer et al.'s step 0.1), and the Laplace approximation is taken at the learned δ_b
+  // and τ (app/methods/method_runner.hpp).
+  HyperparameterSource hyperparameters = HyperparameterSource::settings;
   // Threads for the per-example work inside one fit (the result does not depend on it).
   int threads = 1;
 };
@@ -75,6 +90,11 @@ std::string default_learning_rate_text();
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s);
 // Adds --vogn-curvature (empirical-fisher, ggn, mc-fisher), storing into s.vogn_curvature.
 void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s);
+// Adds --hyperparameters (settings, evidence) to `cmd`, storing into s.hyperparameters; `help`
+// says what `settings` means for the command.
+void add_hyperparameters_option(CLI::App& cmd, MethodSettings& s, const std::string& help);
+const char* hyperparameters_setting_name(HyperparameterSource h);
+
 // Adds --minibatch (its help: `minibatch_help`), --learning-rate, --von-remedy, --vogn-curvature
 // and --slang-rank to `cmd`, storing into s: the step settings every fitting subcommand takes.
 void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minibatch_help);

@@ -158,6 +158,47 @@ class EvidenceRunner {
 
 }  // namespace
 
+SplitResult evidence_gradient_fit(const UciProtocolOptions& o, const io::UciSplit& data, int split,
+                                  Eigen::Index hidden) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SplitResult r;
+  r.split = split;
+  r.epochs = epochs_of(o.method);
+  r.validation_log_likelihood = not_scored;
+  const auto fit_member = [&](int m) {
+    const NetworkModel model =
+        network_on(nn::DatasetStandardizer::fit(data.train).transform(data.train), hidden,
+                   o.initial_noise_precision);
+    FitRequest request;
+    request.settings = o.method;
+    vi::Rng rng = stream(o.seed, split, member_fit(m), 0);
+    const FitOutcome out = fit_method(model, request, rng);
+    if (!out.ok || !out.hyperparameters)
+      return MemberFit{std::nullopt, Noise{o.initial_noise_precision}, out.message};
+    const LearnedHyperparameters& h = *out.hyperparameters;
+    if (m == 0) {
+      r.noise_precision = h.noise_precision;
+      r.log_marginal_likelihood = h.log_marginal_likelihood;
+      r.blocks = h.blocks;
+      double weighted_log = 0.0, count = 0.0;
+      for (std::size_t b = 0; b < h.blocks.size(); ++b) {
+        const double delta = h.prior_precisions(static_cast<Eigen::Index>(b));
+        r.block_prior_precisions.push_back(delta);
+        weighted_log += static_cast<double>(h.sizes[b]) * std::log(delta);
+        count += static_cast<double>(h.sizes[b]);
+      }
+      r.prior_precision = std::exp(weighted_log / count);
+    }
+    return MemberFit{out.posterior, Noise{h.noise_precision}, {}};
+  };
+  PredictOptions po;
+  po.samples = o.test_samples;
+  po.linearised = true;
+  score_ensemble(o, data, split, hidden, po, fit_member, r);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 SplitResult evidence_search(const UciProtocolOptions& o, const io::UciSplit& data, int split,
                             Eigen::Index hidden) {
   return EvidenceRunner(o, data, split, hidden).run();

@@ -57,6 +57,12 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s, RegressionLik
                    {"max_epochs", epochs_of(s)},
                    {"minibatch", s.minibatch},
                    {"learning_rate", learning_rate_of(s)}};
+  if (method.laplace)
+    j["settings"]["hyperparameters"] = hyperparameters_setting_name(s.hyperparameters);
+  if (method.name == "slang") {
+    j["settings"]["slang_rank"] = s.slang_rank;
+    j["settings"]["vogn_curvature"] = vogn_curvature_setting_name(s.vogn_curvature);
+  }
   if (method.name == "von") j["settings"]["von_remedy"] = von_remedy_setting_name(s.von_remedy);
   if (method.name == "vogn")
     j["settings"]["vogn_curvature"] = vogn_curvature_setting_name(s.vogn_curvature);
@@ -84,6 +90,12 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s, RegressionLik
                          {"log_marginal_likelihood", r.log_marginal_likelihood},
                          {"tuning", t},
                          {"seconds", r.seconds}};
+    if (!r.blocks.empty()) {
+      nlohmann::json deltas = nlohmann::json::object();
+      for (std::size_t b = 0; b < r.blocks.size(); ++b)
+        deltas[r.blocks[b]] = r.block_prior_precisions[b];
+      sj["block_prior_precisions"] = deltas;
+    }
     if (r.ok) {
       sj["rmse"] = r.rmse;
       sj["log_likelihood"] = r.log_likelihood;
@@ -106,7 +118,13 @@ std::string nu_part(const SplitResult& r) {
 
 void print_split_lines(const UciRun& run) {
   for (const SplitResult& r : run.splits) {
-    if (r.ok && r.tuning.empty())  // --validation-folds 0: nothing was scored before the test
+    if (r.ok && !r.blocks.empty())  // --hyperparameters evidence: learned in the one fit
+      fmt::print(
+          "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g} over {} blocks, {} epochs, "
+          "learned from the evidence, log evidence {:.3f}; {:.2f} s)\n",
+          r.split, r.rmse, r.log_likelihood, r.noise_precision, r.prior_precision, r.blocks.size(),
+          r.epochs, r.log_marginal_likelihood, r.seconds);
+    else if (r.ok && r.tuning.empty())  // --validation-folds 0: nothing was scored before the test
       fmt::print(
           "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}{}, δ {:.3g}, {} epochs, not tuned; "
           "{:.2f} s)\n",
@@ -159,6 +177,11 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
       if (opt.protocol.likelihood == RegressionLikelihood::student_t && method.laplace)
         throw UsageError("--likelihood student-t is not available for --method " + method.name +
                          " (its evidence search and linearised predictive are Gaussian)");
+      if (opt.protocol.method.hyperparameters == HyperparameterSource::evidence && !method.laplace)
+        throw UsageError(
+            "--hyperparameters evidence is available for --method map_laplace only, "
+            "not " +
+            method.name + " (it learns δ and τ from the Laplace evidence)");
       methods.push_back(method.name);
     }
     data = load_uci_data(opt.protocol);
@@ -190,7 +213,7 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
   fmt::print(
       "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
       "± standard error over splits.\n{} (map_laplace: τ and δ by the Laplace evidence on the "
-      "training set); seed {}.\n\n",
+      "training set{}); seed {}.\n\n",
       first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units,
       opt.protocol.validation_folds == 0
           ? fmt::format("Hyperparameters: NOT tuned: τ = {:g}, δ = {:g} and all the epochs on "
@@ -207,6 +230,10 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
                     : fmt::format("on an inner {:.0f}/{:.0f} validation split",
                                   100 * (1 - opt.protocol.validation_fraction),
                                   100 * opt.protocol.validation_fraction)),
+      opt.protocol.method.hyperparameters == HyperparameterSource::evidence
+          ? ", learned during its one fit by the evidence's gradient, a δ per parameter block; "
+            "median δ: their parameter-weighted geometric mean"
+          : "",
       opt.common.seed);
   fmt::print("{:<34} {:>16} {:>17} {:>10} {:>9} {:>8} {:>9}\n", "method", "test RMSE", "test LL",
              "median τ", "median δ", "epochs", "seconds");
@@ -365,6 +392,9 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       ->check(integer_in<Eigen::Index>(0, max_epochs))
       ->capture_default_str();
   add_step_options(*cmd, m, "minibatch size M");
+  add_hyperparameters_option(*cmd, m,
+                             "the search: cross-validation, or map_laplace's search of the "
+                             "evidence over δ/τ");
   cmd->add_option(
          "--likelihood", p.likelihood,
          "the networks' likelihood: gaussian (N(f, 1/τ), the published protocol's) or "

@@ -26,7 +26,12 @@
 //  3. The final fit on the whole training set (standardised with its statistics) with the chosen
 //     τ, (ν,) δ and epochs, scored on the test set: RMSE of the predictive mean and the mean test
 //     log-likelihood, both in original units (S = 100 posterior draws).
-// laplace instead chooses τ and δ by type-II maximum likelihood on the whole training set (no
+// With method.hyperparameters = evidence (laplace only) there is no search: one MAP fit on the
+// whole training set learns a δ_b per parameter block and τ by the gradient of the Laplace
+// evidence during training (Immer et al. 2021; app/methods/method_runner.hpp), starting from
+// δ₀ and τ₀, and its Laplace approximation at the learned values is scored as below (an ensemble:
+// K − 1 more such fits).
+// laplace otherwise chooses τ and δ by type-II maximum likelihood on the whole training set (no
 // inner split): the MAP θ* depends only on the ratio r = δ/τ (it minimises τ/2·Σᵢ(yᵢ − fᵢ)² +
 // δ/2·‖θ‖²), and the GGN is τ·G with G independent of τ, so for a MAP fitted at ratio r the
 // Laplace evidence along (τ, δ) = (c, r·c) is
@@ -130,11 +135,15 @@ struct SplitResult {
   int split = 0;
   bool ok = true;  // false: the final fit failed (message says why)
   std::string message;
-  double rmse = 0.0;                       // test RMSE, original units
-  double log_likelihood = 0.0;             // mean test log-likelihood, original units
-  double noise_precision = 0.0;            // the chosen τ (standardised units)
-  double degrees_of_freedom = 0.0;         // the chosen ν (student-t); 0 for the Gaussian
-  double prior_precision = 0.0;            // the chosen δ
+  double rmse = 0.0;                // test RMSE, original units
+  double log_likelihood = 0.0;      // mean test log-likelihood, original units
+  double noise_precision = 0.0;     // the chosen τ (standardised units)
+  double degrees_of_freedom = 0.0;  // the chosen ν (student-t); 0 for the Gaussian
+  // The chosen δ; --hyperparameters evidence: the parameter-weighted geometric mean
+  // exp(Σ_b P_b log δ_b / P) of the learned δ_b, which are in blocks and block_prior_precisions.
+  double prior_precision = 0.0;
+  std::vector<std::string> blocks;
+  std::vector<double> block_prior_precisions;
   Eigen::Index epochs = 0;                 // the chosen number of epochs
   double validation_log_likelihood = 0.0;  // of the chosen setting (NaN: laplace)
   double log_marginal_likelihood = 0.0;    // laplace: of the chosen setting (NaN otherwise)

@@ -29,6 +29,8 @@ nlohmann::json run_json(const UciRun& r) {
                         s.validation_log_likelihood, s.log_marginal_likelihood, s.seconds,
                         s.degrees_of_freedom}},
                       {"epochs", s.epochs},
+                      {"blocks", s.blocks},
+                      {"block_prior_precisions", s.block_prior_precisions},
                       {"member_rmse", s.member_rmse},
                       {"member_log_likelihood", s.member_log_likelihood},
                       {"tuning", tuning}});
@@ -69,6 +71,8 @@ UciRun decode_uci_run(const std::string& bytes) {
     s.seconds = x.at(6).get<double>();
     s.degrees_of_freedom = x.at(7).get<double>();
     s.epochs = t.at("epochs").get<Eigen::Index>();
+    s.blocks = t.at("blocks").get<std::vector<std::string>>();
+    s.block_prior_precisions = t.at("block_prior_precisions").get<std::vector<double>>();
     s.member_rmse = t.at("member_rmse").get<std::vector<double>>();
     s.member_log_likelihood = t.at("member_log_likelihood").get<std::vector<double>>();
     for (const nlohmann::json& f : t.at("tuning"))
