@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <io/csv_table.hpp>
 #include <io/data_error.hpp>
+#include <io/record_lines.hpp>
 
 #include <nn/dataset.hpp>
 
@@ -26,13 +28,13 @@ struct TrainingTable {
   nn::Dataset data;                      // X: the inputs in file order, Y: the target (one column)
   std::vector<std::string> input_names;  // names of X's columns
   std::string target_name;               // name of Y's column
-  std::vector<std::size_t> lines;        // the line each example was read from
+  RecordLines lines;                     // the line each example was read from
   std::filesystem::path file;            // where it was read from
 };
 
-// Splits `table` into inputs and the target column `target`. Throws DataError (see the top
-// of the file). Cost: O(rows·columns).
-inline TrainingTable select_training_columns(const CsvTable& table, std::string_view target) {
+// The checks of select_training_columns on `table` (see the top of the file): the index of the
+// column `target`, or a DataError. Cost: O(rows·columns), no memory.
+inline Eigen::Index check_training_columns(const CsvTable& table, std::string_view target) {
   const Eigen::Index t = table.column(target);
   const Eigen::Index rows = table.values.rows(), cols = table.values.cols();
   if (cols < 2)
@@ -51,21 +53,36 @@ inline TrainingTable select_training_columns(const CsvTable& table, std::string_
                           std::to_string(table.lines.front()) + " to " +
                           std::to_string(table.lines.back()) + ")");
   }
+  return t;
+}
+
+// Splits `table` into inputs and the target column `target`, taking its storage: the inputs
+// stay where the table held them (the columns after the target move one to the left and the
+// matrix is shrunk in place), only the target column is copied. Throws DataError (see the top
+// of the file). Cost: O(rows·columns) time; memory: one column.
+inline TrainingTable select_training_columns(CsvTable&& table, std::string_view target) {
+  const Eigen::Index t = check_training_columns(table, target);
+  const Eigen::Index cols = table.values.cols();
   TrainingTable out;
   out.file = table.file;
-  out.lines = table.lines;
+  out.lines = std::move(table.lines);
   out.target_name = table.names[static_cast<std::size_t>(t)];
-  out.data.X.resize(rows, cols - 1);
+  for (Eigen::Index c = 0; c < cols; ++c)
+    if (c != t) out.input_names.push_back(table.names[static_cast<std::size_t>(c)]);
   out.data.Y = table.values.col(t);
-  for (Eigen::Index c = 0, k = 0; c < cols; ++c) {
-    if (c == t) continue;
-    out.data.X.col(k++) = table.values.col(c);
-    out.input_names.push_back(table.names[static_cast<std::size_t>(c)]);
-  }
+  for (Eigen::Index c = t + 1; c < cols; ++c) table.values.col(c - 1) = table.values.col(c);
+  table.values.conservativeResize(Eigen::NoChange, cols - 1);
+  out.data.X = std::move(table.values);
   return out;
 }
 
-// read_csv_table + select_training_columns. Throws DataError. Cost: O(file size).
+// The same, leaving `table` as it is. Cost: O(rows·columns) time and a copy of the table.
+inline TrainingTable select_training_columns(const CsvTable& table, std::string_view target) {
+  return select_training_columns(CsvTable(table), target);
+}
+
+// read_csv_table + select_training_columns, the table's storage taken. Throws DataError.
+// Cost: O(file size) time; memory: the table's doubles and read_csv_table's buffers.
 inline TrainingTable load_training_table(const std::filesystem::path& file,
                                          std::string_view target) {
   return select_training_columns(read_csv_table(file), target);

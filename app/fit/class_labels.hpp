@@ -79,8 +79,9 @@ inline constexpr std::size_t label_like_max_distinct = 10;
 inline constexpr double label_like_max_magnitude = 100.0;
 
 // The distinct values of `y` in increasing order if they look like class labels (the rule at
-// the top of the file), else nothing. Cost: O(rows · log(distinct values)).
-inline std::optional<std::set<double>> label_like_values(const Eigen::VectorXd& y) {
+// the top of the file), else nothing. Cost: O(rows · log(distinct values)), no copy of y.
+inline std::optional<std::set<double>> label_like_values(
+    const Eigen::Ref<const Eigen::VectorXd>& y) {
   std::set<double> distinct;
   for (Eigen::Index r = 0; r < y.size(); ++r) {
     const double v = y(r);

@@ -67,17 +67,15 @@ std::string csv_field(const std::string& s) {
 // The shortest text that reads back as the same double.
 std::string number(double v) { return fmt::format("{}", v); }
 
-// The model of `spec` over the standardised inputs X (and targets Y, original units).
-NetworkModel regression_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
-                              const Eigen::MatrixXd& Y) {
+// The model of `spec` over the standardised inputs X (and targets Y, original units; class
+// labels for a classifier). It holds its own standardised copy of X and Y.
+NetworkModel model_of(const NetworkSpec& spec, const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y) {
+  if (spec.classification)
+    return NetworkModel(spec.network(), nn::SoftmaxCategorical(spec.classes),
+                        nn::Dataset{spec.input_scaling.transform(X), Y});
   return NetworkModel(
       spec.network(), nn::GaussianFixedNoise(spec.noise_precision),
       nn::Dataset{spec.input_scaling.transform(X), spec.target_scaling.transform(Y)});
-}
-NetworkModel classification_model(const NetworkSpec& spec, const Eigen::MatrixXd& X,
-                                  const Eigen::MatrixXd& Y) {
-  return NetworkModel(spec.network(), nn::SoftmaxCategorical(spec.classes),
-                      nn::Dataset{spec.input_scaling.transform(X), Y});
 }
 
 // The posterior by parameter block: the mean and spread of the means and standard deviations,
@@ -177,25 +175,25 @@ struct PredictedColumns {
   std::function<void(Eigen::Index i, std::size_t line, std::string& csv, JsonFields& json)> row;
 };
 
-// The Gaussian-likelihood predictive of the rows X (targets Y, original units): mean, sd and
-// the 95 % interval mean ± z·sd; scored, the RMSE, the mean log-likelihood per row and the
-// fraction of rows whose target lies in the interval (coverage_95, with the count).
-PredictedColumns regression_columns(const SavedPosterior& s, const Eigen::MatrixXd& X,
-                                    const Eigen::MatrixXd& Y, bool scored,
-                                    const std::filesystem::path& file, vi::Rng& rng,
-                                    const PredictOptions& po) {
-  auto p = std::make_shared<const vi::RegressionPredictive>(predict_regression(
-      s.posterior, regression_model(s.spec, X, Y), s.spec.target_scaling, rng, po));
+// The Gaussian-likelihood predictive of the rows of `model` (model_of; targets Y, original
+// units, if scored): mean, sd and the 95 % interval mean ± z·sd; scored, the RMSE, the mean
+// log-likelihood per row and the fraction of rows whose target lies in the interval
+// (coverage_95, with the count).
+PredictedColumns regression_columns(const SavedPosterior& s, const NetworkModel& model,
+                                    const Eigen::MatrixXd* Y, const std::filesystem::path& file,
+                                    vi::Rng& rng, const PredictOptions& po) {
+  auto p = std::make_shared<const vi::RegressionPredictive>(
+      predict_regression(s.posterior, model, s.spec.target_scaling, rng, po));
   PredictedColumns c;
   c.header = ",mean,sd,lower_95,upper_95";
-  if (scored) {
+  if (Y != nullptr) {
     const Eigen::ArrayXd sd = p->variance.col(0).array().sqrt();
-    const auto inside = ((Y.col(0) - p->mean.col(0)).array().abs() <= z_95 * sd).count();
-    c.metrics = {{"rows", X.rows()},
+    const auto inside = ((Y->col(0) - p->mean.col(0)).array().abs() <= z_95 * sd).count();
+    c.metrics = {{"rows", Y->rows()},
                  {"rmse", p->rmse},
                  {"log_likelihood", p->test_log_likelihood},
                  {"rows_in_95_interval", inside},
-                 {"coverage_95", static_cast<double>(inside) / static_cast<double>(X.rows())}};
+                 {"coverage_95", static_cast<double>(inside) / static_cast<double>(Y->rows())}};
   }
   c.row = [p, &file](Eigen::Index i, std::size_t line, std::string& csv, JsonFields& json) {
     const double m = p->mean(i, 0), sd = std::sqrt(p->variance(i, 0));
@@ -209,25 +207,25 @@ PredictedColumns regression_columns(const SavedPosterior& s, const Eigen::Matrix
   return c;
 }
 
-// The softmax predictive of the rows X (labels Y): the most probable class and every class's
-// probability; scored, the accuracy, the mean negative log-likelihood per row and the ECE.
-PredictedColumns classification_columns(const SavedPosterior& s, const Eigen::MatrixXd& X,
-                                        const Eigen::MatrixXd& Y, bool scored,
-                                        const std::filesystem::path& file, vi::Rng& rng,
-                                        const PredictOptions& po) {
+// The softmax predictive of the rows of `model` (model_of; labels Y, if scored): the most
+// probable class and every class's probability; scored, the accuracy, the mean negative
+// log-likelihood per row and the ECE.
+PredictedColumns classification_columns(const SavedPosterior& s, const NetworkModel& model,
+                                        const Eigen::MatrixXd* Y, const std::filesystem::path& file,
+                                        vi::Rng& rng, const PredictOptions& po) {
   auto p = std::make_shared<const vi::ClassificationPredictive>(
-      predict_classification(s.posterior, classification_model(s.spec, X, Y), rng, po));
+      predict_classification(s.posterior, model, rng, po));
   PredictedColumns c;
   c.header = ",predicted";
   for (int k = 0; k < s.spec.classes; ++k) c.header += ",p_" + std::to_string(k);
-  if (scored) {
+  if (Y != nullptr) {
     Eigen::Index right = 0;  // rows whose most probable class (the "predicted" column) is the label
-    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    for (Eigen::Index i = 0; i < Y->rows(); ++i) {
       Eigen::Index best = 0;
       p->probabilities.row(i).maxCoeff(&best);
-      right += static_cast<double>(best) == Y(i, 0) ? 1 : 0;
+      right += static_cast<double>(best) == (*Y)(i, 0) ? 1 : 0;
     }
-    c.metrics = {{"rows", X.rows()},
+    c.metrics = {{"rows", Y->rows()},
                  {"accuracy", p->metrics.accuracy},
                  {"rows_right", right},
                  {"nll", p->metrics.nll},
@@ -266,17 +264,19 @@ void print_metrics(const std::string& rows, const nlohmann::json& m) {
                m["rows"].get<long long>(), m["nll"].get<double>());
 }
 
-// Predicts the rows of `inputs` (lines `lines` of `file`) into <out>/<stem>.csv and .json, staged
-// until commit(). Each row carries its line, its inputs (the network's input columns, original
-// units) and its target if the table has one, then the predictive's columns. Throws
+// Predicts the rows X (lines `lines` of `file`; targets Y, original units, or nullptr) into
+// <out>/<stem>.csv and .json, staged until commit(); `model` is model_of(s.spec, X, Y or a
+// placeholder target). Each row carries its line, its inputs (the network's input columns,
+// original units) and its target if the table has one, then the predictive's columns. Throws
 // std::runtime_error naming the first row and quantity that is not finite (the staged files are
 // then removed). Cost: the predictive, and O(rows) text written as it is produced.
-PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inputs,
-                            const std::vector<std::size_t>& lines,
-                            const std::filesystem::path& file, const std::filesystem::path& out,
-                            const std::string& stem, const FitCommandOptions& opt) {
+PredictionFiles predictions(const SavedPosterior& s, const NetworkModel& model,
+                            const Eigen::MatrixXd& X, const Eigen::MatrixXd* Y,
+                            const io::RecordLines& lines, const std::filesystem::path& file,
+                            const std::filesystem::path& out, const std::string& stem,
+                            const FitCommandOptions& opt) {
   const NetworkSpec& spec = s.spec;
-  const Eigen::Index n = inputs.X.rows();
+  const Eigen::Index n = X.rows();
   PredictOptions po;
   po.samples = opt.samples;
   const MethodInfo* method = find_method(s.method);  // an old file may give an alias
@@ -285,15 +285,10 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
   std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
                     static_cast<std::uint32_t>(opt.common.seed >> 32), 7u};
   vi::Rng rng(seq);
-  const bool scored = inputs.Y.has_value();
-  // Unscored rows get a placeholder target (the training mean, or class 0) the model needs.
-  const Eigen::MatrixXd Y = scored ? *inputs.Y
-                            : spec.classification
-                                ? Eigen::MatrixXd(Eigen::MatrixXd::Zero(n, 1))
-                                : Eigen::MatrixXd(spec.target_scaling.mean.replicate(n, 1));
-  const PredictedColumns columns =
-      spec.classification ? classification_columns(s, inputs.X, Y, scored, file, rng, po)
-                          : regression_columns(s, inputs.X, Y, scored, file, rng, po);
+  const bool scored = Y != nullptr;
+  const PredictedColumns columns = spec.classification
+                                       ? classification_columns(s, model, Y, file, rng, po)
+                                       : regression_columns(s, model, Y, file, rng, po);
   PredictionFiles f{io::AtomicFile(out / (stem + ".csv")), io::AtomicFile(out / (stem + ".json")),
                     nullptr};
   for (const auto& [key, value] : columns.metrics) f.metrics[key] = value;
@@ -306,19 +301,20 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
                            spec.classification ? "\"classification\"" : "\"regression\""));
   if (scored) f.json.write("  \"metrics\": " + json_line(columns.metrics) + ",\n");
   f.json.write("  \"rows\": [\n");
+  auto next_line = lines.begin();
   for (Eigen::Index i = 0; i < n; ++i) {
-    const std::size_t line = lines[static_cast<std::size_t>(i)];
+    const std::size_t line = *next_line++;
     std::string csv = std::to_string(line);
     nlohmann::json in = nlohmann::json::object();
     for (std::size_t c = 0; c < spec.inputs.size(); ++c) {
-      const double x = inputs.X(i, static_cast<Eigen::Index>(c));
+      const double x = X(i, static_cast<Eigen::Index>(c));
       csv += "," + number(x);
       in[spec.inputs[c]] = x;
     }
     JsonFields json{{"line", line}, {"inputs", std::move(in)}};
     if (scored) {
-      csv += "," + number(Y(i, 0));
-      json.emplace_back("target", Y(i, 0));
+      csv += "," + number((*Y)(i, 0));
+      json.emplace_back("target", (*Y)(i, 0));
     }
     columns.row(i, line, csv, json);
     f.csv.write(csv + "\n");
@@ -328,26 +324,37 @@ PredictionFiles predictions(const SavedPosterior& s, const PredictionInputs& inp
   return f;
 }
 
-// Reads --csv, checks it for the task, and builds the network spec (scaling from these rows).
-NetworkSpec spec_of(const io::TrainingTable& t, const io::CsvTable& table,
-                    const FitCommandOptions& opt) {
+// Reads --csv and checks it for the task, in this order: the table (io/training_table.hpp), the
+// hidden widths, the class labels of a classifier. The table's storage becomes the training
+// table's (the inputs are not copied); `classes` is set to the number of classes of a classifier.
+io::TrainingTable read_training_table(const FitCommandOptions& opt, int& classes) {
+  io::CsvTable table = io::read_csv_table(opt.csv);
+  const Eigen::Index column = io::check_training_columns(table, opt.target);
+  if (!(opt.hidden.size() == 1 && opt.hidden[0] == 0) &&
+      std::find(opt.hidden.begin(), opt.hidden.end(), 0) != opt.hidden.end())
+    throw UsageError("--hidden: widths must be positive (a single 0 means no hidden layer)");
+  if (opt.task == "classification") {
+    if (opt.classes > 0) {
+      check_class_labels(table, column, opt.classes);
+      classes = opt.classes;
+    } else {
+      classes = infer_class_count(table, column);
+    }
+  }
+  return io::select_training_columns(std::move(table), opt.target);
+}
+
+// The network spec of a fit to `t` (scaling from these rows; `classes`: read_training_table's).
+NetworkSpec spec_of(const io::TrainingTable& t, int classes, const FitCommandOptions& opt) {
   NetworkSpec spec;
   spec.classification = opt.task == "classification";
   spec.inputs = t.input_names;
   spec.target = t.target_name;
   if (!(opt.hidden.size() == 1 && opt.hidden[0] == 0)) spec.hidden = opt.hidden;
-  if (std::find(spec.hidden.begin(), spec.hidden.end(), 0) != spec.hidden.end())
-    throw UsageError("--hidden: widths must be positive (a single 0 means no hidden layer)");
   spec.tanh = opt.activation == "tanh";
   spec.input_scaling = nn::Standardizer::fit(t.data.X);
   if (spec.classification) {
-    const Eigen::Index column = table.column(opt.target);
-    if (opt.classes > 0) {
-      check_class_labels(table, column, opt.classes);
-      spec.classes = opt.classes;
-    } else {
-      spec.classes = infer_class_count(table, column);
-    }
+    spec.classes = classes;
     spec.target_scaling = nn::Standardizer::identity(1);
   } else {
     spec.target_scaling = nn::Standardizer::fit(t.data.Y);
@@ -379,6 +386,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
   SavedPosterior saved;
   std::optional<io::TrainingTable> training;
   std::optional<PredictionInputs> to_predict;
+  io::RecordLines predict_lines;
   std::optional<vi::FitCheckpoint> resume;
   // Every input is read and checked, on every rank, before anything is computed or written.
   ranks.on_every_rank([&] {
@@ -401,14 +409,18 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     opt.settings.threads = 0;
     if (!opt.predict.empty()) predict_table = io::read_csv_table(opt.predict);
     if (fitting) {
-      const io::CsvTable table = io::read_csv_table(opt.csv);
-      training = io::select_training_columns(table, opt.target);
-      saved.spec = spec_of(*training, table, opt);
+      int classes = 0;
+      training = read_training_table(opt, classes);
+      saved.spec = spec_of(*training, classes, opt);
       saved.method = opt.settings.method;
     } else {
       saved = read_posterior_file(opt.posterior);
     }
-    if (predict_table) to_predict = select_prediction_inputs(*predict_table, saved.spec);
+    if (predict_table) {
+      to_predict = select_prediction_inputs(*predict_table, saved.spec);
+      predict_lines = std::move(predict_table->lines);
+      predict_table.reset();
+    }
     if (!opt.resume.empty()) {
       try {
         resume = io::load_checkpoint(opt.resume);
@@ -431,6 +443,8 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     }
   if (!fitting && !ranks.leader()) return exit_code::ok;  // applying a posterior: rank 0 alone
 
+  // The training rows' model: fitted, then predicted from (one standardised copy of the table).
+  std::optional<NetworkModel> model;
   if (fitting) {
     std::seed_seq seq{static_cast<std::uint32_t>(opt.common.seed),
                       static_cast<std::uint32_t>(opt.common.seed >> 32)};
@@ -441,11 +455,8 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (ranks.leader()) request.checkpoint = opt.checkpoint;
     request.checkpoint_every = opt.checkpoint_every;
     request.resume = resume;
-    const Eigen::MatrixXd& X = training->data.X;
-    const Eigen::MatrixXd& Y = training->data.Y;
-    const FitOutcome out = saved.spec.classification
-                               ? fit_method(classification_model(saved.spec, X, Y), request, rng)
-                               : fit_method(regression_model(saved.spec, X, Y), request, rng);
+    model.emplace(model_of(saved.spec, training->data.X, training->data.Y));
+    const FitOutcome out = fit_method(*model, request, rng);
     if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
     if (!ranks.leader()) return exit_code::ok;
     saved.posterior = out.posterior;
@@ -455,7 +466,8 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
         saved.spec.noise_precision = out.hyperparameters->noise_precision;
     }
     fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}\n", opt.settings.method,
-               mean_of(saved.posterior).size(), X.rows(), opt.csv.string(), out.seconds,
+               mean_of(saved.posterior).size(), training->data.X.rows(), opt.csv.string(),
+               out.seconds,
                ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
     if (const auto& h = saved.hyperparameters) {
       std::string deltas;
@@ -480,11 +492,21 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
   try {
     std::vector<PredictionFiles> tables;
     if (fitting)
-      tables.push_back(predictions(saved, PredictionInputs{training->data.X, training->data.Y},
+      tables.push_back(predictions(saved, *model, training->data.X, &training->data.Y,
                                    training->lines, opt.csv, out, "fitted", opt));
-    if (to_predict)
-      tables.push_back(predictions(saved, *to_predict, predict_table->lines, opt.predict, out,
-                                   "predictions", opt));
+    if (to_predict) {
+      const Eigen::MatrixXd* Y = to_predict->Y ? &*to_predict->Y : nullptr;
+      const Eigen::Index n = to_predict->X.rows();
+      // Unscored rows get a placeholder target (the training mean, or class 0) the model needs.
+      const Eigen::MatrixXd placeholder =
+          Y != nullptr ? Eigen::MatrixXd()
+          : saved.spec.classification
+              ? Eigen::MatrixXd(Eigen::MatrixXd::Zero(n, 1))
+              : Eigen::MatrixXd(saved.spec.target_scaling.mean.replicate(n, 1));
+      tables.push_back(predictions(saved, model_of(saved.spec, to_predict->X, Y ? *Y : placeholder),
+                                   to_predict->X, Y, predict_lines, opt.predict, out, "predictions",
+                                   opt));
+    }
     nlohmann::json metrics = nlohmann::json::object();
     if (fitting) metrics["training"] = tables.front().metrics;
     if (to_predict && to_predict->Y) metrics["predict"] = tables.back().metrics;

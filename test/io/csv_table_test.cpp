@@ -1,8 +1,12 @@
 // Tests of io/csv_table.hpp: the RFC 4180 dialect (quotes, CRLF, BOM, blank lines) and an
 // error naming file, line and column (and the column's name) for every malformed input, with
-// random bytes escaped.
+// random bytes escaped — whatever the size of the chunks the file is streamed in — and of the
+// record lines it keeps as runs (io/record_lines.hpp).
+#include <cstddef>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 #include <boost/test/unit_test.hpp>
@@ -23,23 +27,32 @@ using ngvi::test::TempDir;
 
 namespace {
 
+// Chunk sizes the error cases are read with: 1 and 2 bytes (a boundary at every byte, inside
+// every CRLF and quoted field), 7 bytes and the default.
+constexpr std::size_t error_chunks[] = {1, 2, 7, ngvi::io::CsvReadOptions{}.chunk_bytes};
+
 // Reading `content` must fail at (line, column) with a message naming the file and holding
-// every piece in `parts`, in printable ASCII.
+// every piece in `parts`, in printable ASCII, the same message for every chunk size.
 void expect_error(const std::string& content, std::size_t line, std::size_t column,
                   std::initializer_list<std::string> parts) {
   TempDir dir;
   const fs::path p = dir.write("bad.csv", content);
-  try {
-    (void)ngvi::io::read_csv_table(p);
-    BOOST_FAIL("no DataError for: " << ngvi::io::quote_bytes(content, 200));
-  } catch (const ngvi::io::DataError& e) {
-    const std::string msg = e.what();
-    BOOST_TEST(e.line() == line, msg);
-    BOOST_TEST(e.column() == column, msg);
-    BOOST_TEST(contains(msg, p.string()), msg);
-    BOOST_TEST(ngvi::test::printable_ascii(msg), msg);
-    for (const std::string& part : parts)
-      BOOST_TEST(contains(msg, part), msg << "\n  lacks: " << part);
+  std::string first_message;
+  for (const std::size_t chunk : error_chunks) {
+    try {
+      (void)ngvi::io::read_csv_table(p, {.chunk_bytes = chunk});
+      BOOST_FAIL("no DataError for: " << ngvi::io::quote_bytes(content, 200));
+    } catch (const ngvi::io::DataError& e) {
+      const std::string msg = e.what();
+      BOOST_TEST(e.line() == line, msg);
+      BOOST_TEST(e.column() == column, msg);
+      BOOST_TEST(contains(msg, p.string()), msg);
+      BOOST_TEST(ngvi::test::printable_ascii(msg), msg);
+      for (const std::string& part : parts)
+        BOOST_TEST(contains(msg, part), msg << "\n  lacks: " << part);
+      if (first_message.empty()) first_message = msg;
+      BOOST_TEST(msg == first_message, "chunk " << chunk);
+    }
   }
 }
 
@@ -101,6 +114,11 @@ BOOST_AUTO_TEST_CASE(record_errors) {
   expect_error("a,b\n1,1e999\n", 2, 2, {"out of the range"});
   expect_error("a,b\n1,\"2\n3,4\n", 2, 2, {"a closing double quote", "the end of the file"});
   expect_error("a,b\n1,\"2\"x,\n", 2, 2, {"after the closing double quote", "'x'"});
+  // What follows a closing quote is shown up to a comma or LF, at most 40 bytes and "...".
+  expect_error("a,b\n1,\"2\" " + std::string(45, 'y') + "\n", 2, 2,
+               {"found '" + std::string(40, 'y') + "...'"});
+  expect_error("a,b\n1,\"2\"" + std::string(40, 'y') + ",3\n", 2, 2,
+               {"found '" + std::string(40, 'y') + "'"});
 }
 
 BOOST_AUTO_TEST_CASE(random_bytes_are_escaped) {
@@ -110,6 +128,74 @@ BOOST_AUTO_TEST_CASE(random_bytes_are_escaped) {
   TempDir dir;
   BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(dir.path / "missing.csv"), ngvi::io::DataError);
   BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(dir.path), ngvi::io::DataError);
+}
+
+// A file whose header holds a quoted name with a comma, "" and a CRLF, whose records end in CRLF
+// or LF with a blank line between, one of them longer than most chunks.
+BOOST_AUTO_TEST_CASE(chunk_boundaries_anywhere_give_the_same_table) {
+  const std::string long_number = "1" + std::string(60, '0') + "e-60";  // exactly 1
+  const std::string content =
+      "\xEF\xBB\xBF"
+      "id,\"x, \"\"q\"\"\r\nname\" , y\r\n"
+      "1,\"2.5\",-3\r\n"
+      "\r\n"
+      " 4 , +5e-1 ,\"6\"\n"
+      "\"7\",8,9\r\n" +
+      long_number + ",10,11";
+  TempDir dir;
+  const fs::path p = dir.write("chunks.csv", content);
+  // The table by hand, and as read in one chunk (another route: no boundary but the file's end).
+  const std::vector<std::string> names = {"id", "x, \"q\"\r\nname", "y"};
+  Eigen::MatrixXd ref(4, 3);
+  ref << 1, 2.5, -3, 4, 0.5, 6, 7, 8, 9, 1, 10, 11;
+  const std::vector<std::size_t> lines = {3, 5, 6, 7};
+  const auto whole = ngvi::io::read_csv_table(p, {.chunk_bytes = content.size() + 1});
+  BOOST_TEST(whole.names == names);
+  NGVI_CHECK_REPORT(compare(whole.values, ref, tol::exact, "one chunk"));
+  BOOST_TEST(whole.lines == lines);
+  BOOST_TEST(whole.lines.runs() == 2u, "runs: line 3, then lines 5, 6, 7");
+  // Chunk sizes 1 .. size put a boundary after every byte: between the CR and LF of every CRLF,
+  // inside the byte-order mark, the quoted name, its "" and the long number.
+  for (std::size_t chunk = 1; chunk <= content.size(); ++chunk) {
+    const auto t = ngvi::io::read_csv_table(p, {.chunk_bytes = chunk});
+    BOOST_TEST(t.names == whole.names, "chunk " << chunk);
+    NGVI_CHECK_REPORT(
+        compare(t.values, whole.values, tol::exact, "chunk " + std::to_string(chunk)));
+    BOOST_TEST(t.lines == whole.lines, "chunk " << chunk);
+  }
+  BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(p, {.chunk_bytes = 0}), std::invalid_argument);
+}
+
+// The numbers' buffer moved into the matrix in slices of 2^20 numbers from the last rows up
+// (io/csv_table.hpp): three slices and a part one, against the matrix filled directly.
+BOOST_AUTO_TEST_CASE(rows_move_into_the_matrix_slice_by_slice) {
+  const std::size_t cols = 3, rows = 3 * ((std::size_t{1} << 20) / cols) + 7;
+  ngvi::io::detail::RowBuffer buffer(cols);
+  Eigen::MatrixXd ref(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+  for (std::size_t r = 0; r < rows; ++r) {
+    double* row = buffer.append();
+    for (std::size_t c = 0; c < cols; ++c) {
+      row[c] = static_cast<double>(cols * r + c) + 0.5;
+      ref(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = row[c];
+    }
+  }
+  NGVI_CHECK_REPORT(compare(buffer.take_matrix(), ref, tol::exact, "matrix"));
+}
+
+// RecordLines by index (a binary search over the runs) against walking it and against a plain
+// vector of the same lines.
+BOOST_AUTO_TEST_CASE(record_lines_by_index_and_in_order) {
+  const std::vector<std::size_t> lines = {2, 3, 4, 7, 9, 10, 11, 12, 20, 22};
+  ngvi::io::RecordLines r;
+  for (const std::size_t line : lines) r.push_back(line);
+  BOOST_TEST(r.size() == lines.size());
+  BOOST_TEST(r.runs() == 5u);
+  BOOST_TEST(r == lines);
+  for (std::size_t k = 0; k < lines.size(); ++k) BOOST_TEST(r[k] == lines[k], "record " << k);
+  BOOST_TEST(r.front() == 2u);
+  BOOST_TEST(r.back() == 22u);
+  BOOST_CHECK_THROW((void)r[lines.size()], std::out_of_range);
+  BOOST_CHECK_THROW((void)ngvi::io::RecordLines().back(), std::out_of_range);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

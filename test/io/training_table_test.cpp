@@ -1,6 +1,6 @@
 // Tests of io/training_table.hpp: the target column becomes Y and the others X in file
-// order; a missing target, no input column, too few rows and a constant column are errors
-// naming the file and the column.
+// order, the table taken or copied; a missing target, no input column, too few rows and a
+// constant column are errors naming the file and the column.
 #include <filesystem>
 #include <string>
 
@@ -49,6 +49,25 @@ BOOST_AUTO_TEST_CASE(target_and_inputs) {
   BOOST_TEST(t.input_names == (std::vector<std::string>{"a", "b"}));
   BOOST_TEST(t.target_name == "y");
   BOOST_TEST(t.lines == (std::vector<std::size_t>{2, 3, 4}));
+}
+
+// The table taken (its inputs shrunk in place, as above) or left as it is: the same split.
+BOOST_AUTO_TEST_CASE(taken_or_copied_the_same) {
+  TempDir dir;
+  const auto table =
+      ngvi::io::read_csv_table(dir.write("t.csv", "a,y,b,c\n1,10,4,0\n2,20,5,1\n\n3,30,7,0\n"));
+  const auto copied = ngvi::io::select_training_columns(table, "y");
+  const auto taken = ngvi::io::select_training_columns(ngvi::io::CsvTable(table), "y");
+  Eigen::MatrixXd X(3, 3), Y(3, 1);
+  X << 1, 4, 0, 2, 5, 1, 3, 7, 0;
+  Y << 10, 20, 30;
+  for (const auto* t : {&copied, &taken}) {
+    NGVI_CHECK_REPORT(compare(t->data.X, X, tol::exact, "inputs"));
+    NGVI_CHECK_REPORT(compare(t->data.Y, Y, tol::exact, "target"));
+    BOOST_TEST(t->input_names == (std::vector<std::string>{"a", "b", "c"}));
+    BOOST_TEST(t->lines == (std::vector<std::size_t>{2, 3, 5}));
+  }
+  BOOST_TEST(table.values.cols() == 4, "the copied-from table is left whole");
 }
 
 BOOST_AUTO_TEST_CASE(unusable_tables) {
