@@ -9,7 +9,11 @@
 //     mean-field optimum for diagonal VON and VOGN (the Jacobi iteration, von_test), the
 //     one-shot ridge solution for MAP, and for Laplace the evidence log p(D₁) + log p(D₂|D₁) =
 //     log p(D) of the problem's closed form;
-//   * an isotropic GaussianPrior runs the prior_precision code: the same bits.
+//   * an isotropic GaussianPrior runs the prior_precision code: the same bits; IVON, noisy Adam
+//     and Bayes-by-backprop under the diagonal prior N(0, δ⁻¹I) (their general route) run as
+//     under prior_precision = δ to rounding; Bayes-by-backprop's KL gradient under a full prior
+//     against finite differences of GaussianPrior::kl; noisy Adam at the mean (S = 0) takes the
+//     two halves to the one-shot posterior mean.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -18,10 +22,14 @@
 #include <Eigen/Eigenvalues>
 #include <boost/test/unit_test.hpp>
 
+#include <autodiff/verify/tolerances.hpp>
+#include <inference/bayes_by_backprop.hpp>
 #include <inference/fit.hpp>
 #include <inference/gaussian_prior.hpp>
+#include <inference/ivon.hpp>
 #include <inference/laplace.hpp>
 #include <inference/map.hpp>
+#include <inference/noisy_adam.hpp>
 #include <inference/problems.hpp>
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
@@ -332,6 +340,90 @@ BOOST_AUTO_TEST_CASE(laplace_and_map_learn_the_halves_into_the_one_shot_posterio
                   0.5 * (h.whole.posterior_mean - h.first_mean)
                             .dot(h.first_precision * (h.whole.posterior_mean - h.first_mean)),
               tol::closed_form, "MAP objective under the prior"));
+}
+
+BOOST_AUTO_TEST_CASE(diagonal_methods_take_a_diagonal_prior_where_they_took_delta) {
+  // N(0, δ⁻¹I) given as a DiagonalGaussian runs each method's general route (diag Λ₀ where δ was,
+  // Λ₀(μ − μ₀) where δμ was): the iterates of prior_precision = δ, to rounding.
+  const auto p = vi::problems::make_bayesian_linear_regression();
+  const double delta = 2.5;
+  const vi::GaussianPrior prior =
+      vi::prior_from(vi::DiagonalGaussian(VectorXd::Zero(4), VectorXd::Constant(4, delta)));
+  auto check = [&]<class Options>(Options o, const std::string& name) {
+    o.loop = {.epochs = 5, .minibatch = 10, .elbo_samples = 0};
+    Options general = o;
+    o.prior_precision = delta;
+    general.prior = prior;
+    vi::Rng a(9), b(9);
+    const auto r = vi::fit(p.model, o, a), s = vi::fit(p.model, general, b);
+    BOOST_TEST_REQUIRE(r.ok(), r.message);
+    NGVI_CHECK_REPORT(compare(s.posterior.mean(), r.posterior.mean(), tol::closed_form,
+                              name + " mean, general vs δ route"));
+    NGVI_CHECK_REPORT(compare(s.posterior.precision(), r.posterior.precision(), tol::closed_form,
+                              name + " precision, general vs δ route"));
+  };
+  check(vi::IvonOptions{}, "IVON");
+  vi::NoisyAdamOptions noisy_adam;
+  noisy_adam.fisher_init = 1.0;
+  check(noisy_adam, "noisy Adam");
+  check(vi::BayesByBackpropOptions{}, "Bayes-by-backprop");
+}
+
+BOOST_AUTO_TEST_CASE(bayes_by_backprop_kl_gradient_under_a_full_prior) {
+  // The same draws under the full first-half posterior and under N(0, δ⁻¹I): the gradients differ
+  // by λ∇(KL(q ‖ p₀) − KL(q ‖ N(0, δ⁻¹I))) in (μ, ρ), here by 4th-order finite differences of
+  // GaussianPrior::kl and DiagonalGaussian::kl_to_prior.
+  const Halves h = halves();
+  vi::BayesByBackpropOptions o;
+  o.kl_weight = 0.7;
+  o.initial_stddev = 0.3;
+  vi::BayesByBackpropOptions general = o;
+  general.prior = vi::prior_from(vi::FullGaussian(h.first_mean, h.first_precision));
+  vi::Rng init_a(5), init_b(5);
+  const vi::BayesByBackprop<decltype(h.second)> plain(h.second, o, init_a),
+      with_prior(h.second, general, init_b);
+  const std::vector<Eigen::Index> batch = nn::all_examples(h.second.num_examples());
+  vi::Counters c;
+  vi::Rng a(6), b(6);
+  const VectorXd difference = with_prior.gradient(batch, h.second.num_examples(), b, c) -
+                              plain.gradient(batch, h.second.num_examples(), a, c);
+  VectorXd x(8);
+  x << plain.posterior().mean(), plain.rho();
+  auto kl_difference = [&](const VectorXd& y) {
+    const VectorXd sigma = y.tail(4).unaryExpr([](double r) { return vi::softplus(r); });
+    const vi::DiagonalGaussian q(y.head(4), sigma.cwiseAbs2().cwiseInverse());
+    return o.kl_weight * (general.prior->kl(q) - q.kl_to_prior(o.prior_precision));
+  };
+  VectorXd fd(8);
+  const double step = 1e-3;
+  for (Eigen::Index j = 0; j < 8; ++j) {
+    auto at = [&](double k) {
+      VectorXd y = x;
+      y(j) += k * step;
+      return kl_difference(y);
+    };
+    fd(j) = (-at(2) + 8 * at(1) - 8 * at(-1) + at(-2)) / (12 * step);
+  }
+  NGVI_CHECK_REPORT(compare(difference, fd, ngvi::ad::verify::tolerances::gradient_vs_fd,
+                            "Bayes-by-backprop: λ∇KL to the full prior, minus to N(0, δ⁻¹I)"));
+}
+
+BOOST_AUTO_TEST_CASE(noisy_adam_at_the_mean_learns_the_halves_into_the_one_shot_mean) {
+  // S = 0: no noise, the mean's fixed point is ∇ℓ̄ + (λ/N)Λ₀(μ − μ₀) = 0, the MAP under the first
+  // posterior = the one-shot posterior mean (map_test's schedule, 3000 full-batch steps).
+  const Halves h = halves();
+  vi::NoisyAdamOptions o;
+  o.loop = {.epochs = 3000, .minibatch = 0, .elbo_samples = 0};
+  o.learning_rate = {.initial = 0.05, .decay = 0.01, .power = 1.0};
+  o.fisher = vi::NoisyAdamFisher::empirical_fisher;
+  o.fisher_init = 1.0;
+  o.mc_samples = 0;
+  o.prior = vi::prior_from(vi::FullGaussian(h.first_mean, h.first_precision));
+  vi::Rng rng(10);
+  const auto r = vi::fit(h.second, o, rng);
+  BOOST_TEST_REQUIRE(r.ok(), r.message);
+  NGVI_CHECK_REPORT(compare(r.posterior.mean(), h.whole.posterior_mean, tol::iterative,
+                            "noisy Adam (S = 0) mean after both halves"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
