@@ -100,6 +100,13 @@ class GaussianPrior {
     return std::nullopt;
   }
 
+  // The posterior the prior was made from if it is a Q (e.g. LowRankGaussian, whose U₀ SLANG
+  // uses), else nullptr.
+  template <class Q>
+  const Q* family_posterior() const {
+    return std::get_if<Q>(&q_);
+  }
+
   // Throws std::invalid_argument naming `who` unless the prior fits p parameters.
   template <int = 0>
   void check_dim(Eigen::Index p, const std::string& who) const {

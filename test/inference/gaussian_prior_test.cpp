@@ -13,7 +13,8 @@
 //     and Bayes-by-backprop under the diagonal prior N(0, δ⁻¹I) (their general route) run as
 //     under prior_precision = δ to rounding; Bayes-by-backprop's KL gradient under a full prior
 //     against finite differences of GaussianPrior::kl; noisy Adam at the mean (S = 0) takes the
-//     two halves to the one-shot posterior mean.
+//     two halves to the one-shot posterior mean; SLANG of rank P (exact eigenpairs) under the
+//     first half's low-rank posterior gives the one-shot posterior.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include <inference/map.hpp>
 #include <inference/noisy_adam.hpp>
 #include <inference/problems.hpp>
+#include <inference/slang.hpp>
 #include <inference/vogn.hpp>
 #include <inference/von.hpp>
 
@@ -340,6 +342,32 @@ BOOST_AUTO_TEST_CASE(laplace_and_map_learn_the_halves_into_the_one_shot_posterio
                   0.5 * (h.whole.posterior_mean - h.first_mean)
                             .dot(h.first_precision * (h.whole.posterior_mean - h.first_mean)),
               tol::closed_form, "MAP objective under the prior"));
+}
+
+BOOST_AUTO_TEST_CASE(slang_of_full_rank_learns_the_halves_into_the_one_shot_posterior) {
+  // Rank L = P = 4 (rank + oversampling ≥ P: the eigenpairs are exact, slang_test): the first
+  // half's q₁ = N(μ₁, (U₁U₁ᵀ + diag d₁)⁻¹) is exact, and as the prior its U₁ enters the target and
+  // d₁ the diagonal, so one α = β = 1 step on the second half gives the one-shot posterior.
+  const Halves h = halves();
+  vi::SlangOptions o{.loop = {.epochs = 1, .minibatch = 0, .elbo_samples = 0},
+                     .prior_precision = h.whole.prior_precision,
+                     .mean_rate = {1.0},
+                     .precision_rate = {1.0},
+                     .rank = 4,
+                     .mc_samples = 0,
+                     .curvature = vi::VognCurvature::ggn};
+  vi::Rng rng(12);
+  const auto first = vi::fit(h.first, o, rng);
+  BOOST_TEST_REQUIRE(first.ok(), first.message);
+  NGVI_CHECK_REPORT(compare(first.posterior.precision(), h.first_precision, tol::exact_update,
+                            "SLANG: first half's precision"));
+  o.prior = vi::prior_from(first.posterior);
+  const auto second = vi::fit(h.second, o, rng);
+  BOOST_TEST_REQUIRE(second.ok(), second.message);
+  NGVI_CHECK_REPORT(compare(second.posterior.precision(), h.whole.posterior_precision,
+                            tol::exact_update, "SLANG: precision after both halves"));
+  NGVI_CHECK_REPORT(compare(second.posterior.mean(), h.whole.posterior_mean, tol::exact_update,
+                            "SLANG: mean after both halves"));
 }
 
 BOOST_AUTO_TEST_CASE(diagonal_methods_take_a_diagonal_prior_where_they_took_delta) {
