@@ -14,7 +14,8 @@
 //     under prior_precision = δ to rounding; Bayes-by-backprop's KL gradient under a full prior
 //     against finite differences of GaussianPrior::kl; noisy Adam at the mean (S = 0) takes the
 //     two halves to the one-shot posterior mean; SLANG of rank P (exact eigenpairs) under the
-//     first half's low-rank posterior gives the one-shot posterior.
+//     first half's low-rank posterior gives the one-shot posterior; noisy K-FAC at the mean takes
+//     the two halves to the one-shot posterior mean.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include <inference/laplace.hpp>
 #include <inference/map.hpp>
 #include <inference/noisy_adam.hpp>
+#include <inference/noisy_kfac.hpp>
 #include <inference/problems.hpp>
 #include <inference/slang.hpp>
 #include <inference/vogn.hpp>
@@ -395,6 +397,7 @@ BOOST_AUTO_TEST_CASE(diagonal_methods_take_a_diagonal_prior_where_they_took_delt
   noisy_adam.fisher_init = 1.0;
   check(noisy_adam, "noisy Adam");
   check(vi::BayesByBackpropOptions{}, "Bayes-by-backprop");
+  check(vi::NoisyKfacOptions{}, "noisy K-FAC");
 }
 
 BOOST_AUTO_TEST_CASE(bayes_by_backprop_kl_gradient_under_a_full_prior) {
@@ -452,6 +455,25 @@ BOOST_AUTO_TEST_CASE(noisy_adam_at_the_mean_learns_the_halves_into_the_one_shot_
   BOOST_TEST_REQUIRE(r.ok(), r.message);
   NGVI_CHECK_REPORT(compare(r.posterior.mean(), h.whole.posterior_mean, tol::iterative,
                             "noisy Adam (S = 0) mean after both halves"));
+}
+
+BOOST_AUTO_TEST_CASE(noisy_kfac_at_the_mean_learns_the_halves_into_the_one_shot_mean) {
+  // S = 0 and the expected-Fisher factor: the means' fixed point V = 0 is the MAP under the first
+  // posterior, the one-shot posterior mean, whatever the (approximate) damping; α = 1/2 keeps the
+  // preconditioned iteration contracting.
+  const Halves h = halves();
+  vi::NoisyKfacOptions o;
+  o.loop = {.epochs = 400, .minibatch = 0, .elbo_samples = 0};
+  o.learning_rate = {0.5};
+  o.beta = 1.0;
+  o.s_factor = nn::KfacS::expected_fisher;
+  o.mc_samples = 0;
+  o.prior = vi::prior_from(vi::FullGaussian(h.first_mean, h.first_precision));
+  vi::Rng rng(13);
+  const auto r = vi::fit(h.second, o, rng);
+  BOOST_TEST_REQUIRE(r.ok(), r.message);
+  NGVI_CHECK_REPORT(compare(r.posterior.mean(), h.whole.posterior_mean, tol::iterative,
+                            "noisy K-FAC (S = 0) mean after both halves"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
