@@ -13,6 +13,9 @@
 //   ∇_μ F ≈ (1/S) Σₛ ĝₛ + λδμ
 //   ∇_ρ F ≈ [(1/S) Σₛ ĝₛ⊙εₛ + λ(δσ − 1/σ)] ⊙ sigmoid(ρ)          (dσ/dρ = sigmoid(ρ))
 //
+// With a general Gaussian prior N(μ₀, Λ₀⁻¹) (BayesByBackpropOptions::prior, gaussian_prior.hpp;
+// continual learning) the KL is ½[Σⱼ (Λ₀)ⱼⱼσⱼ² + (μ−μ₀)ᵀΛ₀(μ−μ₀) − P − log det Λ₀ − Σⱼ log σⱼ²],
+// so λδμ becomes λΛ₀(μ − μ₀) and δσ becomes diag(Λ₀) ⊙ σ — still the exact KL gradient.
 // then one vi::Adam step on x = (μ, ρ). The KL's gradient is analytic rather than sampled (the
 // paper's Eqn. 2 also admits a sampled KL; the closed form has less variance and the same
 // expectation). The data gradient is one reverse sweep of the minibatch loss per sample
@@ -31,6 +34,7 @@
 #include <inference/adam.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/option_checks.hpp>
@@ -47,6 +51,10 @@ struct BayesByBackpropOptions {
   LoopOptions loop{};
   // δ, the prior N(0, δ⁻¹I)'s precision.
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier fit's
+  // posterior)). Empty (the default): N(0, δ⁻¹I) above. When set it replaces that prior in the
+  // KL and its gradient (see the file comment).
+  std::optional<GaussianPrior> prior{};
   // λ, the KL weight (1: the ELBO).
   double kl_weight = 1.0;
   // Adam's step size for (μ, ρ), with an optional decay. 1e-2 suits small networks.
@@ -95,6 +103,10 @@ class BayesByBackprop {
     o_.validate("ngvi::vi::BayesByBackprop");
     const Eigen::VectorXd mu = initial_mean(model, rng);
     p_ = mu.size();
+    if (o_.prior) {
+      o_.prior->check_dim(p_, "ngvi::vi::BayesByBackprop");
+      prior_diagonal_ = o_.prior->diagonal(p_).array();
+    }
     x_.resize(2 * p_);
     x_.head(p_) = mu;
     x_.tail(p_).setConstant(inverse_softplus(o_.initial_stddev));
@@ -128,11 +140,17 @@ class BayesByBackprop {
     g_sigma /= o_.mc_samples;
     const double lambda = o_.kl_weight, delta = o_.prior_precision;
     Eigen::VectorXd g(2 * p_);
+    const Eigen::ArrayXd d_sigma = rho.unaryExpr([](double r) { return sigmoid(r); });
+    if (o_.prior) {
+      g.head(p_) = g_mu + lambda * o_.prior->gradient(mu);
+      g.tail(p_) =
+          ((g_sigma.array() + lambda * (prior_diagonal_ * sigma - sigma.inverse())) * d_sigma)
+              .matrix();
+      return g;
+    }
     g.head(p_) = g_mu + lambda * delta * mu;
-    g.tail(p_) = ((g_sigma.array() + lambda * (delta * sigma - sigma.inverse())) *
-                  rho.unaryExpr([](double r) {
-                    return sigmoid(r);
-                  })).matrix();
+    g.tail(p_) =
+        ((g_sigma.array() + lambda * (delta * sigma - sigma.inverse())) * d_sigma).matrix();
     return g;
   }
 
@@ -173,7 +191,8 @@ class BayesByBackprop {
   const Model& model_;
   BayesByBackpropOptions o_;
   Eigen::Index p_ = 0;
-  Eigen::VectorXd x_;  // (μ, ρ)
+  Eigen::ArrayXd prior_diagonal_;  // diag Λ₀ of a general prior (empty without one)
+  Eigen::VectorXd x_;              // (μ, ρ)
   Adam adam_;
 };
 

@@ -22,7 +22,10 @@
 // `template <class Model> using method = ...;` and the family of q it fits with
 // `using posterior_type = ...;` (the method's own posterior_type), gives
 // `static constexpr const char* name`, and has `LoopOptions loop` and `double prior_precision`
-// (δ of the prior N(0, δ⁻¹I)), optionally `double kl_weight` (λ, default 1). The options live in
+// (δ of the prior N(0, δ⁻¹I)), optionally `double kl_weight` (λ, default 1) and
+// `std::optional<GaussianPrior> prior` (gaussian_prior.hpp: when set, the prior N(μ₀, Λ₀⁻¹) in
+// place of N(0, δ⁻¹I), e.g. an earlier fit's posterior; the history's KL is then to it, and an
+// isotropic one is run as prior_precision = δ, bit for bit). The options live in
 // a header of their own where a program may call a compiled fit (von_options.hpp, ...;
 // fit_declaration.hpp).
 #pragma once
@@ -143,6 +146,35 @@ double kl_weight_of(const Options& o) {
     return o.kl_weight;
   else
     return 1.0;
+}
+
+// The options a method runs with: a `prior` checked against the model's P parameters, and an
+// isotropic one folded into prior_precision (so that GaussianPrior::isotropic(δ) runs the code of
+// prior_precision = δ, bit for bit). Throws std::invalid_argument naming `who` for a prior of
+// another dimension. Cost: a copy of the options.
+template <class Options>
+Options with_prior_resolved(const Options& given, Eigen::Index p, const std::string& who) {
+  Options o = given;
+  if constexpr (requires { o.prior->isotropic_precision(); }) {
+    if (o.prior) {
+      o.prior->check_dim(p, who);
+      if (const std::optional<double> delta = o.prior->isotropic_precision()) {
+        o.prior_precision = *delta;
+        o.prior.reset();
+      }
+    }
+  }
+  return o;
+}
+
+// The ELBO estimate of a history row: KL to the options' `prior` when one is set, else to
+// N(0, δ⁻¹I). Cost: that of estimate_elbo.
+template <class Model, class Options, class Q>
+ElboEstimate history_elbo(const Model& model, const Options& o, const Q& q, double kl_weight,
+                          Rng& rng) {
+  if constexpr (requires { o.prior->kl(q); })
+    if (o.prior) return estimate_elbo(model, q, *o.prior, kl_weight, o.loop.elbo_samples, rng);
+  return estimate_elbo(model, q, o.prior_precision, kl_weight, o.loop.elbo_samples, rng);
 }
 
 // A starting mean: the model's own initialisation if it has one (Supervised draws the network's
@@ -283,15 +315,16 @@ class LoopContext {
 };
 
 template <class Model, class Options, class... Callbacks>
-auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eval_rng,
+auto run_fit_loop(const Model& model, const Options& given, Rng& rng, Rng& eval_rng,
                   const FitCheckpoint* from, Callbacks&&... callbacks) {
   using Method = typename Options::template method<Model>;
   static_assert(require_method<Method>());
   using Q = typename Method::posterior_type;
   static_assert(std::same_as<Q, typename Options::posterior_type>,
                 "ngvi::vi: a method's posterior_type must be its options' posterior_type");
-  const LoopOptions& loop = options.loop;
   const std::string who = std::string("ngvi::vi::fit(") + Options::name + ")";
+  const Options options = with_prior_resolved(given, model.num_params(), who);
+  const LoopOptions& loop = options.loop;
   loop.validate(who);
   detail::check_positive_finite(who, "prior_precision", options.prior_precision);
   const Eigen::Index n = model.num_examples();
@@ -381,8 +414,7 @@ auto run_fit_loop(const Model& model, const Options& options, Rng& rng, Rng& eva
                                                 : sampler.epoch_finished();
     if (row_due || last) {
       const Q q = method.posterior();
-      const ElboEstimate e = estimate_elbo(model, q, options.prior_precision, ctx.kl_weight_,
-                                           loop.elbo_samples, eval_rng);
+      const ElboEstimate e = history_elbo(model, options, q, ctx.kl_weight_, eval_rng);
       HistoryRow row;
       row.iteration = ctx.iteration_;
       row.epoch = ctx.epoch_;

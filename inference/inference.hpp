@@ -15,6 +15,7 @@
 #include <inference/evidence_hyperparameters.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/hmc.hpp>
 #include <inference/ivon.hpp>
 #include <inference/laplace.hpp>

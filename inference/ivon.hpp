@@ -22,8 +22,12 @@
 // E_q[ℓ̄] + (1/λ) KL(q ‖ N(0, (λδ)⁻¹ I)), i.e. N·E_q[ℓ̄] + (N/λ) KL(q ‖ p₀) with δ₀ = λδ. With
 // λ = N that is the ELBO; λ ≠ N tempers it (KL weight N/λ). The package also scales α by
 // (h₀ + δ) by default (rescale_lr); here α is used as written above — pass α·(h₀ + δ) to
-// reproduce that. The gradient is one reverse sweep of the model's batched loss on the minibatch
-// (minibatch_gradient.hpp), per MC sample.
+// reproduce that. With a general Gaussian prior N(μ₀, Λ₀⁻¹) (IvonOptions::prior,
+// gaussian_prior.hpp; continual learning) the objective's KL is to it: δ becomes the vector
+// diag(Λ₀)/λ (in h + δ and q's precision λh + diag Λ₀) and δm the whole Λ₀(m − μ₀)/λ — ∇_m of
+// (1/λ)KL(q ‖ p₀) exactly, and its gradient in q's diagonal covariance is diag(Λ₀)/(2λ), so the
+// mean-field fixed point is the one under that prior. The gradient is one reverse sweep of the
+// model's batched loss on the minibatch (minibatch_gradient.hpp), per MC sample.
 #pragma once
 
 #include <cmath>
@@ -66,6 +70,12 @@ class Ivon {
     lambda_ = o_.effective_sample_size > 0.0 ? o_.effective_sample_size : n;
     delta_ = o_.prior_precision / lambda_;
     m_ = initial_mean(model, rng);
+    if (o_.prior) {
+      o_.prior->check_dim(m_.size(), "ngvi::vi::Ivon");
+      decay_ = o_.prior->diagonal(m_.size()).array() / lambda_;
+    } else {
+      decay_ = Eigen::ArrayXd::Constant(m_.size(), delta_);
+    }
     h_ = Eigen::VectorXd::Constant(m_.size(), o_.hess_init);
     g_ = Eigen::VectorXd::Zero(m_.size());
   }
@@ -104,17 +114,18 @@ class Ivon {
     g_ = b1 * g_ + (1.0 - b1) * e.gradient;
     h_.array() =
         b2 * h_.array() + (1.0 - b2) * e.hessian.array() +
-        0.5 * (1.0 - b2) * (1.0 - b2) * (h_ - e.hessian).array().square() / (h_.array() + delta_);
+        0.5 * (1.0 - b2) * (1.0 - b2) * (h_ - e.hessian).array().square() / (h_.array() + decay_);
     const double debias = 1.0 - std::pow(b1, static_cast<double>(t_));
-    const Eigen::ArrayXd direction =
-        ((g_.array() / debias + delta_ * m_.array()) / (h_.array() + delta_))
-            .cwiseMax(-o_.clip_radius)
-            .cwiseMin(o_.clip_radius);
+    const Eigen::ArrayXd prior_term =
+        o_.prior ? Eigen::ArrayXd(o_.prior->gradient(m_).array() / lambda_) : decay_ * m_.array();
+    const Eigen::ArrayXd direction = ((g_.array() / debias + prior_term) / (h_.array() + decay_))
+                                         .cwiseMax(-o_.clip_radius)
+                                         .cwiseMin(o_.clip_radius);
     m_.array() -= o_.learning_rate.at(t_) * direction;
   }
 
   // q = N(m, diag(1/(λ(h + δ)))). Cost: O(P).
-  posterior_type posterior() const { return {m_, lambda_ * (h_.array() + delta_).matrix()}; }
+  posterior_type posterior() const { return {m_, lambda_ * (h_.array() + decay_).matrix()}; }
   // h, the running estimate of diag E_q[∇²ℓ̄] (Hessian of the minibatch-MEAN loss), for studies
   // that compare it with the true Hessian.
   const Eigen::VectorXd& hessian_estimate() const { return h_; }
@@ -141,12 +152,13 @@ class Ivon {
   }
 
  private:
-  Eigen::VectorXd stddev() const { return (lambda_ * (h_.array() + delta_)).rsqrt().matrix(); }
+  Eigen::VectorXd stddev() const { return (lambda_ * (h_.array() + decay_)).rsqrt().matrix(); }
 
   const Model& model_;
   IvonOptions o_;
   double lambda_ = 0.0;
   double delta_ = 0.0;
+  Eigen::ArrayXd decay_;  // δ per parameter: δ, or diag(Λ₀)/λ for a general prior
   Eigen::VectorXd m_, h_, g_;
   Eigen::Index t_ = 0;
 };

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include <inference/gaussian_prior.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
@@ -21,6 +23,10 @@ struct IvonOptions {
   LoopOptions loop{};
   // δ₀, the prior N(0, δ₀⁻¹I)'s precision; IVON's weight decay is δ = δ₀/λ.
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier fit's
+  // posterior)). Empty (the default): N(0, δ₀⁻¹I) above. When set it replaces that prior: the
+  // weight decay δ becomes the vector diag(Λ₀)/λ and δm becomes Λ₀(m − μ₀)/λ (see ivon.hpp).
+  std::optional<GaussianPrior> prior{};
   // λ, the effective sample size; 0 means N (proper VI). The posterior precision is λ(h + δ).
   double effective_sample_size = 0.0;
   // α_t, the step size of m (constant by default). Since h estimates the Hessian of the MEAN

@@ -8,7 +8,12 @@
 // Immer et al. 2021 for networks). With a prior precision per parameter, p₀ = N(0, D⁻¹) and
 // D = diag(δ₁, …, δ_P) (LaplaceOptions::prior_precisions; one δ per named block of θ is what
 // evidence_hyperparameters.hpp learns), δI becomes D, ½δ‖θ*‖² becomes ½Σⱼδⱼθ*ⱼ² and (P/2) log δ
-// becomes ½Σⱼ log δⱼ. θ* comes from MAP (map.hpp) or anywhere else; the formula
+// becomes ½Σⱼ log δⱼ. With a general Gaussian prior p₀ = N(μ₀, Λ₀⁻¹) (LaplaceOptions::prior,
+// gaussian_prior.hpp; e.g. an earlier posterior, continual learning), Λ = H + Λ₀ (diag Λ₀ for
+// diagonal_laplace) and
+//   log p(D) ≈ −Σᵢ ℓᵢ(θ*) − ½(θ* − μ₀)ᵀΛ₀(θ* − μ₀) + ½ log det Λ₀ − ½ log det Λ,
+// exact for a linear-Gaussian model, where it is log p(D₂ | D₁) when Λ₀ is the posterior of D₁.
+// θ* comes from MAP (map.hpp) or anywhere else; the formula
 // assumes it is a stationary point of the MAP objective, so the result reports that objective's
 // gradient norm at θ* for the caller to check. The evidence is exact for a model linear in θ
 // with a Gaussian likelihood (the log joint is then exactly quadratic).
@@ -59,6 +64,7 @@
 #include <inference/batch_reducer.hpp>
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/option_checks.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
@@ -97,6 +103,10 @@ struct LaplaceOptions {
   // prior N(0, diag(δ₁, …, δ_P)⁻¹), which replaces δ (e.g. one δ per parameter block,
   // per_parameter_precisions in evidence_hyperparameters.hpp).
   Eigen::VectorXd prior_precisions{};
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp), e.g. prior_from(an earlier fit's
+  // posterior); the MAP must have been fitted under it too. Empty (the default): the prior above.
+  // When set it replaces δ (prior_precisions must then be empty).
+  std::optional<GaussianPrior> prior{};
   // Threads, examples per task and the deterministic reduction of the per-example sums, as in
   // nn::CurvatureOptions (the exact Hessian's sweeps run on the same threads).
   int threads = 0;
@@ -115,10 +125,10 @@ struct Laplace {
   Posterior posterior;                 // N(θ*, Λ⁻¹)
   double log_marginal_likelihood = 0;  // the Laplace evidence log p(D) (top of this file)
   double log_likelihood = 0;           // log p(D|θ*) = −Σᵢ ℓᵢ(θ*)
-  double log_prior = 0;                // log p₀(θ*) = (P/2) log(δ/2π) − ½δ‖θ*‖²
-  double log_det_precision = 0;        // log det Λ
-  double gradient_norm = 0;    // ‖∇(Σᵢℓᵢ + ½δ‖θ‖²)‖ at θ*: 0 at an exact MAP
-  double prior_precision = 0;  // δ; NaN when per-parameter precisions were given
+  double log_prior = 0;  // log p₀(θ*) = (P/2) log(δ/2π) − ½δ‖θ*‖² (gaussian_prior.hpp's in general)
+  double log_det_precision = 0;  // log det Λ
+  double gradient_norm = 0;    // ‖∇(Σᵢℓᵢ − log p₀(θ))‖ at θ*: 0 at an exact MAP
+  double prior_precision = 0;  // δ; NaN when per-parameter precisions or a prior were given
   Eigen::VectorXd prior_precisions{};  // the δⱼ given in LaplaceOptions::prior_precisions, or empty
   LaplaceCurvature curvature = LaplaceCurvature::ggn;
 };
@@ -133,6 +143,13 @@ void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, cons
   nn::check_theta_size(theta.size(), model.num_params(), w);
   if (!theta.allFinite()) throw std::invalid_argument(w + ": theta is not finite");
   detail::check_positive_finite(w, "prior_precision", o.prior_precision);
+  if (o.prior) {
+    o.prior->check_dim(theta.size(), w);
+    if (o.prior_precisions.size() != 0)
+      throw std::invalid_argument(w + ": both prior and prior_precisions (" +
+                                  std::to_string(o.prior_precisions.size()) +
+                                  " entries) are set; give one prior");
+  }
   if (o.prior_precisions.size() == 0) return;
   if (o.prior_precisions.size() != theta.size())
     throw std::invalid_argument(
@@ -143,10 +160,12 @@ void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, cons
                                   o.prior_precisions(j));
 }
 
-// Λ's diagonal ← Λ's diagonal + δ (or + δⱼ per parameter). Cost: O(P).
+// Λ's diagonal ← Λ's diagonal + δ (or + δⱼ per parameter, or + diag Λ₀). Cost: O(P).
 template <class Diagonal>
 void add_prior_precision(Diagonal&& diagonal, const LaplaceOptions& o) {
-  if (o.prior_precisions.size() == 0)
+  if (o.prior)
+    diagonal += o.prior->diagonal(diagonal.size());
+  else if (o.prior_precisions.size() == 0)
     diagonal.array() += o.prior_precision;
   else
     diagonal.array() += o.prior_precisions.array();
@@ -155,6 +174,7 @@ void add_prior_precision(Diagonal&& diagonal, const LaplaceOptions& o) {
 // δ as an error message shows it: the number, or the range of the per-parameter δⱼ.
 template <int = 0>
 std::string prior_precision_text(const LaplaceOptions& o) {
+  if (o.prior) return "the prior's Λ₀";
   if (o.prior_precisions.size() == 0) return std::to_string(o.prior_precision);
   return "diag(δⱼ) with δⱼ in [" + std::to_string(o.prior_precisions.minCoeff()) + ", " +
          std::to_string(o.prior_precisions.maxCoeff()) + "]";
@@ -309,7 +329,11 @@ void laplace_terms(const Model& model, const Eigen::VectorXd& theta, const Lapla
                                                         o.reducer.get(), ad::parallel_options(o), g)
                           : ad::value_and_gradient(nn::detail::total_loss(model), theta, g);
   r.log_likelihood = -loss;
-  if (o.prior_precisions.size() == 0) {
+  if (o.prior) {
+    r.log_prior = o.prior->log_density(theta);
+    r.gradient_norm = (g + o.prior->gradient(theta)).norm();
+    r.prior_precision = std::numeric_limits<double>::quiet_NaN();
+  } else if (o.prior_precisions.size() == 0) {
     r.log_prior =
         0.5 * P * std::log(delta / (2.0 * std::numbers::pi)) - 0.5 * delta * theta.squaredNorm();
     r.gradient_norm = (g + delta * theta).norm();
@@ -343,7 +367,10 @@ Laplace<FullGaussian> laplace(const Model& model, const Eigen::VectorXd& theta,
                               const LaplaceOptions& options = {}) {
   detail::check_laplace_inputs(model, theta, options, "laplace");
   Eigen::MatrixXd Lambda = detail::data_curvature(model, theta, options, false, "laplace");
-  detail::add_prior_precision(Lambda.diagonal(), options);
+  if (options.prior)
+    Lambda += options.prior->dense(theta.size());
+  else
+    detail::add_prior_precision(Lambda.diagonal(), options);
   FullGaussian q = detail::laplace_posterior(theta, Lambda, options.curvature,
                                              detail::prior_precision_text(options),
                                              "ngvi::vi::laplace: the precision Λ = H + δI");

@@ -4,8 +4,10 @@
 //   θ* = argmin_θ  Σᵢ ℓᵢ(θ) + ½δ‖θ‖²   (= −log p(D|θ) − log p₀(θ) + const, p₀ = N(0, δ⁻¹I)),
 // minimised by Adam (adam.hpp) on the unbiased minibatch estimate of that objective,
 //   L̂(θ) = (N/M) Σ_{i∈B} ℓᵢ(θ) + ½δ‖θ‖²,  ∇L̂ = (N/M) ∇Σ_{i∈B} ℓᵢ(θ) + δθ,
-// with the step size α_t of a Schedule. The gradient is one reverse sweep through the model's
-// batched batch_loss(θ, B) when it has one (minibatch_gradient.hpp).
+// with the step size α_t of a Schedule. With a general Gaussian prior N(μ₀, Λ₀⁻¹)
+// (MapOptions::prior, gaussian_prior.hpp) ½δ‖θ‖² becomes ½(θ − μ₀)ᵀΛ₀(θ − μ₀) and δθ becomes Λ₀(θ −
+// μ₀). The gradient is one reverse sweep through the model's batched batch_loss(θ, B) when it has
+// one (minibatch_gradient.hpp).
 //
 // What the loop records for a point estimate. The loop's history is an ELBO, and a point mass
 // has none: its entropy is −∞. MAP's posterior_type is PointEstimate, the degenerate Gaussian
@@ -29,6 +31,7 @@
 #include <inference/adam.hpp>
 #include <inference/elbo.hpp>
 #include <inference/fit.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/posterior/point_estimate.hpp>
 #include <inference/schedule.hpp>
@@ -44,6 +47,10 @@ struct MapOptions {
   LoopOptions loop{.elbo_samples = 0};
   // δ of the prior N(0, δ⁻¹I): the weight decay ½δ‖θ‖² of the objective.
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier fit's
+  // posterior)). Empty (the default): N(0, δ⁻¹I) above. When set it replaces that prior: the
+  // objective's ½δ‖θ‖² becomes ½(θ − μ₀)ᵀΛ₀(θ − μ₀).
+  std::optional<GaussianPrior> prior{};
   // Adam's step size α_t; 1e-2 (constant) suits the small networks of the study.
   Schedule learning_rate{.initial = 1e-2};
   // Adam's moment decays and ε (its learning_rate is unused: the schedule above sets α_t).
@@ -63,6 +70,12 @@ template <class Model>
 double map_objective(const Model& model, const Eigen::VectorXd& theta, double prior_precision) {
   return total_nll(model, theta) + 0.5 * prior_precision * theta.squaredNorm();
 }
+// Σᵢ ℓᵢ(θ) + ½(θ − μ₀)ᵀΛ₀(θ − μ₀), the objective under a general prior. Cost: one full-data loss
+// and one Λ₀v.
+template <class Model>
+double map_objective(const Model& model, const Eigen::VectorXd& theta, const GaussianPrior& prior) {
+  return total_nll(model, theta) + 0.5 * prior.quadratic(theta);
+}
 
 template <class Model>
 class Map {
@@ -74,12 +87,14 @@ class Map {
     o_.learning_rate.validate("ngvi::vi::fit(map): learning_rate");
     theta_ = o_.initial.size() > 0 ? o_.initial : initial_mean(model, rng);
     nn::check_theta_size(theta_.size(), model.num_params(), "ngvi::vi::fit(map)", "initial");
+    if (o_.prior) o_.prior->check_dim(theta_.size(), "ngvi::vi::fit(map)");
     if (!theta_.allFinite())
       throw std::invalid_argument("ngvi::vi::fit(map): the initial θ is not finite");
     adam_ = Adam(theta_.size(), o_.adam);
   }
 
-  // θ ← Adam(θ, (N/M) ∇Σ_{i∈B} ℓᵢ(θ) + δθ) with step α_t. Cost: one minibatch gradient + O(P).
+  // θ ← Adam(θ, (N/M) ∇Σ_{i∈B} ℓᵢ(θ) + δθ) with step α_t (Λ₀(θ − μ₀) for a general prior).
+  // Cost: one minibatch gradient + O(P) (+ one Λ₀v).
   void step(const StepInput& in, Rng&, Counters& c) {
     Eigen::VectorXd g;
     {
@@ -88,7 +103,10 @@ class Map {
     }
     const double scale =
         static_cast<double>(in.num_examples) / static_cast<double>(in.batch.size());
-    g = scale * g + o_.prior_precision * theta_;
+    if (o_.prior)
+      g = scale * g + o_.prior->gradient(theta_);
+    else
+      g = scale * g + o_.prior_precision * theta_;
     adam_.step(theta_, g, o_.learning_rate.at(in.iteration));
   }
 

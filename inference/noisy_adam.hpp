@@ -33,6 +33,9 @@
 // preconditioner of the mean only (an optimisation device; 0 = Alg. 1 exactly, as the paper's
 // experiments ran: "we found we did not need to do this"). With S > 1 MC samples v and f̂ are
 // averaged over S draws; S = 0 evaluates at w = μ (no noise: Adam with the prior as weight decay).
+// With a general Gaussian prior N(μ₀, Λ₀⁻¹) (NoisyAdamOptions::prior, gaussian_prior.hpp;
+// continual learning) γ becomes the vector (λ/N) diag Λ₀ (in the draws, the preconditioner and
+// q's precision (N/λ)f + diag Λ₀) and γw becomes (λ/N)Λ₀(w − μ₀), the whole prior gradient.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +51,7 @@
 #include <inference/batch_reducer.hpp>
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/option_checks.hpp>
@@ -72,6 +76,10 @@ struct NoisyAdamOptions {
   LoopOptions loop{};
   // δ = 1/η, the prior N(0, ηI)'s precision.
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier fit's
+  // posterior)). Empty (the default): N(0, ηI) above. When set it replaces that prior: γ becomes
+  // (λ/N) diag Λ₀ and γw becomes (λ/N)Λ₀(w − μ₀) (see the file comment).
+  std::optional<GaussianPrior> prior{};
   // λ, the KL weight (1: the ELBO; the paper's Eqn. 1 allows other values).
   double kl_weight = 1.0;
   // α, Adam's step size for μ (with an optional decay).
@@ -123,6 +131,12 @@ class NoisyAdam {
     n_ = static_cast<double>(model.num_examples());
     gamma_ = o_.kl_weight * o_.prior_precision / n_;
     mu_ = initial_mean(model, rng);
+    if (o_.prior) {
+      o_.prior->check_dim(mu_.size(), "ngvi::vi::NoisyAdam");
+      damping_ = (o_.kl_weight / n_) * o_.prior->diagonal(mu_.size()).array();
+    } else {
+      damping_ = Eigen::ArrayXd::Constant(mu_.size(), gamma_);
+    }
     m_ = Eigen::VectorXd::Zero(mu_.size());
     f_ = Eigen::VectorXd::Constant(mu_.size(), o_.fisher_init);
   }
@@ -134,7 +148,7 @@ class NoisyAdam {
     const Eigen::Index p = mu_.size();
     const auto M = static_cast<double>(in.batch.size());
     const int samples = std::max(o_.mc_samples, 1);
-    const Eigen::ArrayXd sd = (o_.kl_weight / n_ / (f_.array() + gamma_)).sqrt();
+    const Eigen::ArrayXd sd = (o_.kl_weight / n_ / (f_.array() + damping_)).sqrt();
     Eigen::VectorXd v = Eigen::VectorXd::Zero(p), f_hat = Eigen::VectorXd::Zero(p);
     for (int s = 0; s < samples; ++s) {
       Eigen::VectorXd w = mu_;
@@ -171,7 +185,10 @@ class NoisyAdam {
                                 }) /
                  M;
       }
-      v += -grad / M - gamma_ * w;
+      if (o_.prior)
+        v += -grad / M - (o_.kl_weight / n_) * o_.prior->gradient(w);
+      else
+        v += -grad / M - gamma_ * w;
     }
     v /= samples;
     f_hat /= samples;
@@ -180,12 +197,12 @@ class NoisyAdam {
     f_ = o_.beta2 * f_ + (1.0 - o_.beta2) * f_hat;
     const Eigen::VectorXd m_tilde = m_ / (1.0 - std::pow(o_.beta1, static_cast<double>(k_)));
     mu_.array() += o_.learning_rate.at(k_) * m_tilde.array() /
-                   (f_.array() + gamma_ + o_.extrinsic_damping).sqrt();
+                   (f_.array() + damping_ + o_.extrinsic_damping).sqrt();
   }
 
   // q = N(μ, (λ/N) diag(f + γ)⁻¹). Cost: O(P).
   posterior_type posterior() const {
-    return {mu_, ((n_ / o_.kl_weight) * (f_.array() + gamma_)).matrix()};
+    return {mu_, ((n_ / o_.kl_weight) * (f_.array() + damping_)).matrix()};
   }
   // f, the running estimate of the Fisher's diagonal (per example).
   const Eigen::VectorXd& fisher_estimate() const { return f_; }
@@ -216,6 +233,7 @@ class NoisyAdam {
   NoisyAdamOptions o_;
   double n_ = 0.0;
   double gamma_ = 0.0;
+  Eigen::ArrayXd damping_;  // γ per parameter: γ, or (λ/N) diag Λ₀ for a general prior
   Eigen::VectorXd mu_, m_, f_;
   Eigen::Index k_ = 0;
 };

@@ -25,6 +25,13 @@
 // With S > 1 MC samples the factors' minibatch statistics and V are averaged over S draws; S = 0
 // uses W̃ = M. Alg. 2's momentum is zero, as in the paper.
 //
+// A general Gaussian prior N(μ₀, Λ₀⁻¹) (NoisyKfacOptions::prior, gaussian_prior.hpp; continual
+// learning): V's −γW̃ becomes the whole prior gradient −(λ/N)Λ₀(W̃ − M₀), so the means' fixed point
+// is the one under that prior; the π-damping, i.e. the prior's part of the preconditioner and of
+// q's precision, uses per layer γ_l = (λ/N)·(the mean of diag Λ₀ over the layer's entries) in
+// γ's place — an approximation that keeps only the prior's average isotropic part per layer
+// (exact for N(0, δ⁻¹I), where γ_l = γ), since a Kronecker posterior cannot hold a general Λ₀.
+//
 // Models: nn::Supervised<Sequential, Lik> whose parameters are all dense-layer weights and biases
 // (a likelihood with its own parameters, like GaussianLearnedNoise, has no Kronecker block).
 #pragma once
@@ -41,6 +48,7 @@
 
 #include <inference/fit.hpp>
 #include <inference/fit_result.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/minibatch_gradient.hpp>
 #include <inference/option_checks.hpp>
@@ -58,6 +66,10 @@ struct NoisyKfacOptions {
   LoopOptions loop{};
   // δ = 1/η, the prior N(0, ηI)'s precision.
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier fit's
+  // posterior)). Empty (the default): N(0, ηI) above. When set it replaces that prior: exactly in
+  // the means' gradient, by its per-layer mean diagonal in the damping (see the file comment).
+  std::optional<GaussianPrior> prior{};
   // λ, the KL weight (1: the ELBO).
   double kl_weight = 1.0;
   // α, the step size of the means (1 would be a full natural-gradient step).
@@ -132,7 +144,16 @@ class NoisyKfac {
           " parameters but its dense layers hold " + std::to_string(covered) +
           "; noisy K-FAC needs every parameter in a dense layer (a likelihood with its own "
           "parameters has no Kronecker block)");
-    for (Layer& l : layers_) damp(l);
+    Eigen::VectorXd prior_diagonal;
+    if (o_.prior) {
+      o_.prior->check_dim(mu_.size(), "ngvi::vi::NoisyKfac");
+      prior_diagonal = o_.prior->diagonal(mu_.size());
+    }
+    for (Layer& l : layers_) {
+      l.gamma = gamma_;
+      if (o_.prior) l.gamma = o_.kl_weight / n_ * matrix_of(l, prior_diagonal).mean();
+      damp(l);
+    }
   }
 
   // One iteration of Algorithm 2 on the minibatch. Cost: per sample, P normal draws and two
@@ -168,7 +189,11 @@ class NoisyKfac {
         ScopedTimer t(c.seconds_gradients);
         minibatch_loss_and_gradient(model_, w, in.batch, grad);
       }
-      v += -grad / M - gamma_ * w;  // V = ∇ log p − γW, stacked over layers in θ order
+      // V = ∇ log p − γW (− (λ/N)Λ₀(W − M₀) for a general prior), stacked over layers in θ order
+      if (o_.prior)
+        v += -grad / M - (o_.kl_weight / n_) * o_.prior->gradient(w);
+      else
+        v += -grad / M - gamma_ * w;
     }
     v /= samples;
     ScopedTimer t(c.seconds_linear_algebra);
@@ -252,6 +277,7 @@ class NoisyKfac {
     Eigen::MatrixXd A_bar, S_bar;        // running factors Ā, S̄
     Eigen::MatrixXd A_damped, S_damped;  // A^γ, S^γ (the posterior's), as of the last T_inv step
     Eigen::MatrixXd A_pre, S_pre;        // the same with γ + γ_ex (the mean's preconditioner)
+    double gamma = 0.0;                  // γ_l: γ, or (λ/N)·mean diag Λ₀ over the layer
   };
 
   // Eqn. 12: π from the trace norms, then γ split over the factors.
@@ -266,8 +292,8 @@ class NoisyKfac {
       S = l.S_bar;
       S.diagonal().array() += std::sqrt(g) / pi;
     };
-    damped(gamma_, l.A_damped, l.S_damped);
-    damped(gamma_ + o_.extrinsic_damping, l.A_pre, l.S_pre);
+    damped(l.gamma, l.A_damped, l.S_damped);
+    damped(l.gamma + o_.extrinsic_damping, l.A_pre, l.S_pre);
   }
   // θ index of entry (r, c) of W̃ = [W | b] at position r·(in+1) + c.
   static std::vector<Eigen::Index> indices(const nn::DenseSlot& s) {

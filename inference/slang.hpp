@@ -31,6 +31,15 @@
 // is full VOGN's. When the randomized subspace misses part of T, diag(T − UUᵀ) can be negative;
 // a d + λδ̃ that is not positive stops the fit with a StepFailure naming the iteration.
 //
+// A general Gaussian prior N(μ₀, Λ₀⁻¹) (SlangOptions::prior, gaussian_prior.hpp; continual
+// learning) replaces λδ̃μ in the mean step by the whole (λ/N)Λ₀(μ − μ₀). In the precision, a
+// low-rank prior Λ₀ = U₀U₀ᵀ + diag(d₀) (an earlier SLANG posterior) enters the target as the
+// extra columns √(βλ/N) U₀ of W, T = (1−β)UUᵀ + βĉ + β(λ/N)U₀U₀ᵀ, and d₀ takes δ's place,
+// λδ̃I → (λ/N) diag(d₀): s then tracks ĉ + (λ/N)U₀U₀ᵀ and q's precision (N/λ)s + diag(d₀) is
+// (N/λ)ĉ + Λ₀ up to the rank-L truncation, exactly so for L = P. A prior of another family enters
+// q's precision by its diagonal only, (λ/N) diag Λ₀ in δ's place — exact for a diagonal prior,
+// an approximation (its off-diagonal part dropped from the preconditioner, though not from the
+// mean's gradient) for a full or Kronecker one.
 // Approximations, each by name: VOGN's (curvature, Monte Carlo, minibatch, separate rates α and
 // β), plus the rank-L truncation of the target (its discarded part is kept on the diagonal only)
 // and its randomized eigendecomposition.
@@ -82,6 +91,17 @@ class Slang {
     const Eigen::Index p = model.num_params();
     n_over_lambda_ = static_cast<double>(model.num_examples()) / o.kl_weight;
     delta_tilde_ = o.kl_weight * o.prior_precision / static_cast<double>(model.num_examples());
+    prior_low_rank_ = Eigen::MatrixXd(p, 0);
+    if (!o.prior) {
+      prior_diagonal_ = Eigen::VectorXd::Constant(p, delta_tilde_);
+    } else if (const LowRankGaussian* q0 = o.prior->family_posterior<LowRankGaussian>()) {
+      o.prior->check_dim(p, who());
+      prior_diagonal_ = q0->diagonal() / n_over_lambda_;
+      prior_low_rank_ = q0->low_rank_factor() / std::sqrt(n_over_lambda_);
+    } else {
+      o.prior->check_dim(p, who());
+      prior_diagonal_ = o.prior->diagonal(p) / n_over_lambda_;
+    }
     mu_ = o.initial_mean.size() > 0 ? o.initial_mean : initial_mean(model, rng);
     u_ = o.initial_low_rank.size() > 0 ? o.initial_low_rank : Eigen::MatrixXd::Zero(p, o.rank);
     d_ = o.initial_diagonal.size() > 0 ? o.initial_diagonal
@@ -90,7 +110,7 @@ class Slang {
       throw std::invalid_argument(who() +
                                   ": initial_low_rank and initial_diagonal + λδ/N do not give a "
                                   "finite, positive-definite precision (min d + λδ/N = " +
-                                  std::to_string((d_.array() + delta_tilde_).minCoeff()) + ")");
+                                  std::to_string((d_ + prior_diagonal_).minCoeff()) + ")");
   }
 
   // One SLANG step on in.batch (see the header comment). Cost: see the header comment.
@@ -119,10 +139,11 @@ class Slang {
 
     ScopedTimer timer(c.seconds_linear_algebra);
     // T = (1−β)UUᵀ + βĉ = WWᵀ and its diagonal, with ĉ = FFᵀ/(MS)
-    Eigen::MatrixXd w(p, u_.cols() + f.cols());
-    w << std::sqrt(1.0 - beta) * u_, std::sqrt(beta / ms) * f;
+    Eigen::MatrixXd w(p, u_.cols() + f.cols() + prior_low_rank_.cols());
+    w << std::sqrt(1.0 - beta) * u_, std::sqrt(beta / ms) * f, std::sqrt(beta) * prior_low_rank_;
     const Eigen::VectorXd c_diag = f.rowwise().squaredNorm() / ms;
-    const Eigen::VectorXd t_diag = (1.0 - beta) * u_.rowwise().squaredNorm() + beta * c_diag;
+    Eigen::VectorXd t_diag = (1.0 - beta) * u_.rowwise().squaredNorm() + beta * c_diag;
+    if (prior_low_rank_.cols() > 0) t_diag += beta * prior_low_rank_.rowwise().squaredNorm();
     // U ← V diag(√ν), the L leading eigenpairs of T
     if (o_.rank > 0) {
       const Eigenpairs top = randomized_top_eigenpairs(w, o_.rank, o_.eigen, rng());
@@ -137,14 +158,17 @@ class Slang {
                         std::to_string(d_.minCoeff()) + ", curvature = " + to_string(o_.curvature) +
                         "; raise eigen.power_iterations or eigen.oversampling, or lower β)");
     }
-    // μ ← μ − α (UUᵀ + diag(d) + λδ̃I)⁻¹(ĝ + λδ̃μ)
-    mu_ -= alpha * factor_.solve(g_hat + delta_tilde_ * mu_);
+    // μ ← μ − α (UUᵀ + diag(d) + λδ̃I)⁻¹(ĝ + λδ̃μ), or (ĝ + (λ/N)Λ₀(μ − μ₀)) for a general prior
+    if (o_.prior)
+      mu_ -= alpha * factor_.solve(g_hat + o_.prior->gradient(mu_) / n_over_lambda_);
+    else
+      mu_ -= alpha * factor_.solve(g_hat + delta_tilde_ * mu_);
   }
 
   // q = N(μ, ((N/λ)(UUᵀ + diag(d) + λδ̃I))⁻¹). Cost: O(P·L²) + O(L³).
   posterior_type posterior() const {
     return LowRankGaussian(mu_, std::sqrt(n_over_lambda_) * u_,
-                           n_over_lambda_ * (d_.array() + delta_tilde_).matrix());
+                           n_over_lambda_ * (d_ + prior_diagonal_));
   }
   const Eigen::VectorXd& mean() const { return mu_; }
   // U and d of the running curvature s = UUᵀ + diag(d) (without the prior's λδ̃).
@@ -210,10 +234,10 @@ class Slang {
     return o_.fisher_samples;
   }
 
-  // Factors UUᵀ + diag(d + λδ̃) (LowRankGaussian about 0: its solve and sampling). False if it is
-  // not finite and positive definite.
+  // Factors UUᵀ + diag(d + λδ̃), λδ̃ per parameter (LowRankGaussian about 0: its solve and sampling).
+  // False if it is not finite and positive definite.
   bool factorize() {
-    const Eigen::VectorXd shifted = (d_.array() + delta_tilde_).matrix();
+    const Eigen::VectorXd shifted = d_ + prior_diagonal_;
     if (!u_.allFinite() || !shifted.allFinite() || !(shifted.array() > 0.0).all()) return false;
     factor_ = LowRankGaussian(Eigen::VectorXd::Zero(mu_.size()), u_, shifted);
     return true;
@@ -282,6 +306,9 @@ class Slang {
   SlangOptions o_;
   double n_over_lambda_ = 1.0;
   double delta_tilde_ = 0.0;  // λδ̃ = λδ/N
+  // λδ̃ per parameter: λδ/N, or (λ/N) diag(d₀) / (λ/N) diag Λ₀ for a general prior (above)
+  Eigen::VectorXd prior_diagonal_;
+  Eigen::MatrixXd prior_low_rank_;  // √(λ/N) U₀ of a low-rank prior (0 columns otherwise)
   Eigen::VectorXd mu_;
   Eigen::MatrixXd u_;                    // U, P×L
   Eigen::VectorXd d_;                    // d

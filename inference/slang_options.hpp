@@ -4,8 +4,11 @@
 // that code choosing options need not include the method.
 #pragma once
 
+#include <optional>
+
 #include <Eigen/Core>
 
+#include <inference/gaussian_prior.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/posterior/low_rank_gaussian.hpp>
 #include <inference/randomized_eigen.hpp>
@@ -22,6 +25,11 @@ struct SlangOptions {
   LoopOptions loop{};
   // δ of the prior N(0, δ⁻¹I).
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier SLANG
+  // posterior)). Empty (the default): N(0, δ⁻¹I) above. When set it replaces that prior: a
+  // low-rank Λ₀ = U₀U₀ᵀ + diag(d₀) enters exactly (U₀ in the eigen-target, d₀ in place of δ), any
+  // other family by diag Λ₀ only in q's precision (an approximation), see slang.hpp.
+  std::optional<GaussianPrior> prior{};
   // λ, the weight of the KL in the ELBO (1: proper VI); enters as N/λ, as in VOGN.
   double kl_weight = 1.0;
   // α(t), the step size of the mean (VOGN's default).

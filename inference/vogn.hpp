@@ -21,6 +21,11 @@
 //                     sampled from the model: the Monte-Carlo TRUE Fisher (Zhang et al. 2018,
 //                     footnote 2; nn::mc_fisher on the span, K = fisher_samples, its seed drawn
 //                     from the training stream each time so a run stays reproducible).
+// With a general Gaussian prior N(μ₀, Λ₀⁻¹) (VognOptions::prior, gaussian_prior.hpp; continual
+// learning, Nguyen et al. 2018) VON's δI and δμ become Λ₀ and Λ₀(μ − μ₀) (von.hpp), so here λδ̃I
+// becomes (λ/N)Λ₀ — dense for full VOGN, diag Λ₀ for diagonal VOGN — and λδ̃μ becomes
+// (λ/N)Λ₀(μ − μ₀) with the full Λ₀ in both (the mean-field ELBO's exact gradient in μ), and q's
+// precision is (N/λ)(s + (λ/N)Λ₀) = (N/λ)s + Λ₀.
 // With λ = 1 these are the equations of Khan et al. letter for letter. λ, the KL weight, enters as
 // in von.hpp (whose header derives it): the λ-weighted ELBO is ordinary VI with the likelihood
 // raised to 1/λ, i.e. N → N/λ. Writing VON's precision as Λ = (N/λ)(s + λδ̃) (s tracks the average
@@ -93,6 +98,10 @@ class Vogn {
     const Eigen::Index p = model.num_params();
     n_over_lambda_ = static_cast<double>(model.num_examples()) / o.kl_weight;
     delta_tilde_ = o.kl_weight * o.prior_precision / static_cast<double>(model.num_examples());
+    if (o.prior) {
+      o.prior->check_dim(p, who());
+      prior_tilde_ = (1.0 / n_over_lambda_) * Factor::prior_precision(*o.prior, p);
+    }
     mu_ = o.initial_mean.size() > 0 ? o.initial_mean : initial_mean(model, rng);
     s_ = o.initial_state_curvature.size() > 0 ? o.initial_state_curvature
                                               : Factor::scaled_identity(p, o.initial_curvature);
@@ -134,8 +143,11 @@ class Vogn {
                         to_string(o_.curvature) +
                         ": its output Hessian is indefinite for this likelihood; use mc_fisher)");
     }
-    // μ ← μ − α (s + λδ̃)⁻¹(ĝ + λδ̃μ)
-    mu_ -= alpha * factor_.solve(g_hat + delta_tilde_ * mu_);
+    // μ ← μ − α (s + λδ̃)⁻¹(ĝ + λδ̃μ), or (ĝ + (λ/N)Λ₀(μ − μ₀)) for a general prior
+    if (o_.prior)
+      mu_ -= alpha * factor_.solve(g_hat + o_.prior->gradient(mu_) / n_over_lambda_);
+    else
+      mu_ -= alpha * factor_.solve(g_hat + delta_tilde_ * mu_);
   }
 
   // q = N(μ, ((N/λ)(s + λδ̃))⁻¹).
@@ -180,10 +192,14 @@ class Vogn {
             "empirical_fisher");
   }
 
-  // Factors s + λδ̃I. False if it is not finite and positive definite.
+  // Factors s + λδ̃I, or s + (λ/N)Λ₀ for a general prior. False if it is not finite and positive
+  // definite.
   bool factorize() {
     Mat shifted = s_;
-    Factor::add_identity(shifted, delta_tilde_);
+    if (o_.prior)
+      shifted += prior_tilde_;
+    else
+      Factor::add_identity(shifted, delta_tilde_);
     return factor_.factorize(std::move(shifted));
   }
 
@@ -247,6 +263,7 @@ class Vogn {
   options_type o_;
   double n_over_lambda_ = 1.0;
   double delta_tilde_ = 0.0;  // λδ̃ = λδ/N
+  Mat prior_tilde_{};         // (λ/N)Λ₀ of a general prior in this family (empty without one)
   Eigen::VectorXd mu_;
   Mat s_;
   Factor factor_;                        // of s + λδ̃I

@@ -8,7 +8,15 @@
 //   Ĥ = (1/S) Σₛ (1/M) Σ_{i∈B} ∇²ℓᵢ(θₛ)                   (exact: forward-over-reverse on the span)
 //   Λ ← (1−β) Λ + β (N Ĥ / λ + δI)                         (the precision step)
 //   μ ← μ − α Λ⁻¹ (N ĝ / λ + δμ)                           (the mean step, with the NEW Λ)
-// with prior N(0, δ⁻¹I) and KL weight λ. With λ = 1 these are VON's equations letter for letter
+// with prior N(0, δ⁻¹I) and KL weight λ. With a general Gaussian prior N(μ₀, Λ₀⁻¹)
+// (VonOptions::prior, gaussian_prior.hpp; Nguyen et al. 2018's continual learning) δI becomes Λ₀
+// and δμ becomes Λ₀(μ − μ₀): η₀ = (Λ₀μ₀, −½Λ₀) in the derivation below, so the fixed point is
+// Λ = NE_q[H]/λ + Λ₀, NE_q[g] + λΛ₀(μ − μ₀) = 0 — on a conjugate model the exact posterior
+// under that prior. Diagonal VON adds diag Λ₀ to its precision and keeps the full Λ₀(μ − μ₀) in
+// its mean step: ∇_μ KL(q‖p₀) = Λ₀(μ − μ₀) and ∇ of the KL in q's diagonal covariance is ½diag Λ₀,
+// so this is still the exact natural gradient of the mean-field ELBO. The remedies' scales use
+// Λ₀ in place of δI: precision_floor checks Λ − κΛ₀, add_damping adds multiples of δ̄I with δ̄
+// the mean of diag Λ₀. With λ = 1 these are VON's equations letter for letter
 // (α = β is the pure natural-gradient rule; separate α and β generalise it). Diagonal VON
 // (Covariance::diagonal, the mean-field family) is the same update on Λ = diag(λ₁..λ_P) with diag Ĥ
 // in place of Ĥ and an elementwise division for Λ⁻¹ — the exact natural gradient of the mean-field
@@ -93,10 +101,21 @@ class Von {
     const Eigen::Index p = model.num_params();
     n_over_lambda_ = static_cast<double>(model.num_examples()) / o.kl_weight;
     mu_ = o.initial_mean.size() > 0 ? o.initial_mean : initial_mean(model, rng);
-    Mat lambda0 =
-        o.initial_precision.size() > 0
-            ? o.initial_precision
-            : Factor::scaled_identity(p, n_over_lambda_ * o.initial_curvature + o.prior_precision);
+    Mat lambda0;
+    if (o.prior) {
+      o.prior->check_dim(p, who());
+      prior_precision_ = Factor::prior_precision(*o.prior, p);
+      if constexpr (Factor::full)
+        prior_scale_ = prior_precision_.diagonal().mean();
+      else
+        prior_scale_ = prior_precision_.mean();
+      lambda0 = Factor::scaled_identity(p, n_over_lambda_ * o.initial_curvature);
+      lambda0 += prior_precision_;
+    } else {
+      lambda0 =
+          Factor::scaled_identity(p, n_over_lambda_ * o.initial_curvature + o.prior_precision);
+    }
+    if (o.initial_precision.size() > 0) lambda0 = o.initial_precision;
     if (!factor_.factorize(std::move(lambda0)))
       throw std::invalid_argument(who() +
                                   ": initial_precision is not finite and positive definite");
@@ -149,8 +168,11 @@ class Von {
       if (!factor_.matrix().allFinite()) return;  // non-finite: the fit loop reports it
       if (!remedy(in, beta, previous, target, c)) return;
     }
-    // μ ← μ − α Λ⁻¹(Nĝ/λ + δμ)
-    mu_ -= alpha * factor_.solve(n_over_lambda_ * g_hat + delta * mu_);
+    // μ ← μ − α Λ⁻¹(Nĝ/λ + δμ), or + Λ₀(μ − μ₀) for a general prior
+    if (o_.prior)
+      mu_ -= alpha * factor_.solve(n_over_lambda_ * g_hat + o_.prior->gradient(mu_));
+    else
+      mu_ -= alpha * factor_.solve(n_over_lambda_ * g_hat + delta * mu_);
   }
 
   posterior_type posterior() const { return factor_.posterior(mu_); }
@@ -204,18 +226,23 @@ class Von {
   }
 
   // Factors the proposed Λ; true if it is positive definite and, for every remedy but
-  // clip_eigenvalues, Λ − κδI is too (see precision_floor). Cost: one or two Choleskys.
+  // clip_eigenvalues, Λ − κδI (Λ − κΛ₀ for a general prior) is too (see precision_floor).
+  // Cost: one or two Choleskys.
   bool accept(Mat proposed) {
-    const bool above_floor = o_.remedy == VonRemedy::clip_eigenvalues ||
-                             o_.precision_floor == 0.0 ||
-                             Factor::exceeds(proposed, o_.precision_floor * o_.prior_precision);
+    const bool above_floor =
+        o_.remedy == VonRemedy::clip_eigenvalues || o_.precision_floor == 0.0 ||
+        (o_.prior ? Factor::exceeds(proposed - o_.precision_floor * prior_precision_, 0.0)
+                  : Factor::exceeds(proposed, o_.precision_floor * o_.prior_precision));
     return factor_.factorize(std::move(proposed)) && above_floor;
   }
 
-  // NĤ/λ + δI.
+  // NĤ/λ + δI, or NĤ/λ + Λ₀ in this family for a general prior.
   Mat precision_target(const Mat& h) const {
     Mat t = n_over_lambda_ * h;
-    Factor::add_identity(t, o_.prior_precision);
+    if (o_.prior)
+      t += prior_precision_;
+    else
+      Factor::add_identity(t, o_.prior_precision);
     return t;
   }
 
@@ -256,7 +283,7 @@ class Von {
       case VonRemedy::add_damping: {
         c.fired(fired);
         const Mat raw = factor_.matrix();
-        double rho = o_.damping * o_.prior_precision;
+        double rho = o_.damping * (o_.prior ? prior_scale_ : o_.prior_precision);
         for (int k = 0; k < o_.max_damping_increases; ++k, rho *= 10.0) {
           Mat damped = raw;
           Factor::add_identity(damped, rho);
@@ -304,6 +331,8 @@ class Von {
   const Model& model_;
   options_type o_;
   double n_over_lambda_ = 1.0;
+  Mat prior_precision_{};     // a general prior's Λ₀ in this family (empty without one)
+  double prior_scale_ = 0.0;  // δ̄, the mean of its diagonal (add_damping's unit)
   Eigen::VectorXd mu_;
   Factor factor_;
   std::vector<Eigen::VectorXd> thetas_;  // this step's θₛ (kept for ggn_fallback)

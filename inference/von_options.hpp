@@ -4,8 +4,11 @@
 // sees the options without the method (fit_declaration.hpp).
 #pragma once
 
+#include <optional>
+
 #include <Eigen/Core>
 
+#include <inference/gaussian_prior.hpp>
 #include <inference/loop_options.hpp>
 #include <inference/posterior/factored_precision.hpp>
 #include <inference/schedule.hpp>
@@ -24,6 +27,12 @@ struct VonOptionsFor {
   LoopOptions loop{};
   // δ of the prior N(0, δ⁻¹I).
   double prior_precision = 1.0;
+  // A general Gaussian prior N(μ₀, Λ₀⁻¹) (gaussian_prior.hpp; e.g. prior_from(an earlier fit's
+  // posterior), continual learning). Empty (the default): the prior N(0, δ⁻¹I) above. When set it
+  // replaces that prior (prior_precision is then unused): the mean step's δμ becomes Λ₀(μ − μ₀)
+  // and the precision's δI becomes Λ₀ (full) or diag Λ₀ (diagonal, the exact mean-field
+  // natural gradient), see von.hpp.
+  std::optional<GaussianPrior> prior{};
   // λ, the weight of the KL in the ELBO (1: proper VI); enters as N/λ, see the header comment.
   double kl_weight = 1.0;
   // α(t), the step size of the mean. 0.1 is among the PyTorch reference's tuned choices.

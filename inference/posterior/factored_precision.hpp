@@ -18,6 +18,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <inference/gaussian_prior.hpp>
 #include <inference/posterior/diagonal_gaussian.hpp>
 #include <inference/posterior/full_gaussian.hpp>
 
@@ -40,6 +41,14 @@ class FactoredPrecision {
       return c * Eigen::MatrixXd::Identity(p, p);
     else
       return Eigen::VectorXd::Constant(p, c);
+  }
+  // A prior's Λ₀ in this family's representation: dense (full), or its diagonal (the part of Λ₀
+  // a diagonal precision's update sees). Cost: GaussianPrior::dense or ::diagonal.
+  static matrix_type prior_precision(const GaussianPrior& prior, Eigen::Index p) {
+    if constexpr (full)
+      return prior.dense(p);
+    else
+      return prior.diagonal(p);
   }
   // m + c·I in place. Cost: O(P).
   static void add_identity(matrix_type& m, double c) {
