@@ -24,6 +24,11 @@
 //                            or ggn (Cholesky check, that step's GGN on failure); `ngvi`
 //                            uses clip by default; VI/von_epoch_H10/clip/threads:2 with
 //                            loop.threads = 2
+//   VI/slang_epoch_H50/rank:L  one SLANG epoch (Mishkin et al. 2018; precision UUᵀ + diag(d) of
+//   rank
+//                            L = 1, 8, 32; VOGN's α, β and curvature, so L = 0 would be VOGN's
+//                            epoch) on the 13-50-1 network; VI/slang_epoch_H10/rank:8 on VON's
+//                            13-10-1 network
 //   VI/laplace_ggn_H50       the full Laplace approximation of the 13-50-1 network (P = 751) on the
 //                            whole training set: the N = 455 examples' GGN, Λ = GGN + δI and its
 //                            Cholesky (inference/laplace.hpp), at the initial θ of the fit
@@ -177,6 +182,16 @@ vi::BayesByBackpropOptions bbb_options() {
   return o;
 }
 
+vi::SlangOptions slang_options(Eigen::Index rank) {
+  vi::SlangOptions o;
+  o.loop = one_thread_loop();
+  o.prior_precision = kPriorPrecision;
+  o.mean_rate = vi::Schedule{0.01};
+  o.precision_rate = vi::Schedule{0.01};
+  o.rank = rank;
+  return o;
+}
+
 vi::MapOptions map_options() {
   vi::MapOptions o;
   o.loop = one_thread_loop();
@@ -265,6 +280,13 @@ void register_all() {
       [](benchmark::State& s) { bench_method<Vogn>(s, boston(50), vogn_options(), 1); });
   reg("VI/vogn_epoch_H50",
       [e50](benchmark::State& s) { bench_method<Vogn>(s, boston(50), vogn_options(), e50); });
+  for (const Eigen::Index rank : {1, 8, 32})
+    reg("VI/slang_epoch_H50/rank:" + std::to_string(rank), [e50, rank](benchmark::State& s) {
+      bench_method<vi::Slang>(s, boston(50), slang_options(rank), e50);
+    });
+  reg("VI/slang_epoch_H10/rank:8", [e10](benchmark::State& s) {
+    bench_method<vi::Slang>(s, boston(10), slang_options(8), e10);
+  });
   reg("VI/ivon_step_H50_M32",
       [](benchmark::State& s) { bench_method<vi::Ivon>(s, boston(50), ivon_options(), 1); });
   reg("VI/ivon_epoch_H50",
