@@ -53,6 +53,7 @@ struct FitCommandOptions {
   std::filesystem::path checkpoint;         // write the fit loop's checkpoints here
   Eigen::Index checkpoint_every = 100;      // iterations between checkpoints
   std::filesystem::path resume;             // continue the run checkpointed here
+  std::filesystem::path prior;              // a posterior.json whose q is this fit's prior
   int classes = 0;  // classification: the number of classes; 0: the largest label + 1, checked
 };
 
@@ -363,6 +364,39 @@ NetworkSpec spec_of(const io::TrainingTable& t, int classes, const FitCommandOpt
   return spec;
 }
 
+// --prior FILE: the saved posterior's q as the prior of a fit of `spec`, which must be the same
+// network (task, input and target names in order, hidden widths, activation, classes); the fit
+// then standardises its rows with the saved scalings, so that θ means what it meant in the
+// earlier fit. Throws UsageError naming the file and what differs, or a point estimate (map has
+// no Gaussian to carry on).
+vi::GaussianPrior prior_of(const SavedPosterior& earlier, const std::filesystem::path& file,
+                           NetworkSpec& spec) {
+  const NetworkSpec& e = earlier.spec;
+  const auto differs = [&](const std::string& what) {
+    throw UsageError("--prior " + file.string() + ": its network is not this fit's (" + what +
+                     " differ); a prior must come from a fit of the same network");
+  };
+  if (e.classification != spec.classification) differs("the tasks");
+  if (e.inputs != spec.inputs) differs("the input columns");
+  if (e.target != spec.target) differs("the target columns");
+  if (e.hidden != spec.hidden) differs("the hidden widths");
+  if (e.tanh != spec.tanh) differs("the activations");
+  if (e.classes != spec.classes) differs("the numbers of classes");
+  if (std::holds_alternative<vi::PointEstimate>(earlier.posterior))
+    throw UsageError("--prior " + file.string() + ": it holds a point estimate (method " +
+                     earlier.method + "), not a Gaussian posterior to use as a prior");
+  spec.input_scaling = e.input_scaling;
+  spec.target_scaling = e.target_scaling;
+  return std::visit(
+      [](const auto& q) -> vi::GaussianPrior {
+        if constexpr (std::is_same_v<std::decay_t<decltype(q)>, vi::PointEstimate>)
+          return {};
+        else
+          return vi::prior_from(q);
+      },
+      earlier.posterior);
+}
+
 // What every rank must agree on before a fit under mpirun: the table as read (its size and a
 // checksum of its numbers) and the settings that shape the fit.
 std::string fingerprint(const io::TrainingTable& t, const FitCommandOptions& opt) {
@@ -388,6 +422,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
   std::optional<PredictionInputs> to_predict;
   io::RecordLines predict_lines;
   std::optional<vi::FitCheckpoint> resume;
+  std::optional<vi::GaussianPrior> prior;
   // Every input is read and checked, on every rank, before anything is computed or written.
   ranks.on_every_rank([&] {
     if (fitting == !opt.posterior.empty())
@@ -415,6 +450,10 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
       saved.method = opt.settings.method;
     } else {
       saved = read_posterior_file(opt.posterior);
+    }
+    if (!opt.prior.empty()) {
+      if (!fitting) throw UsageError("--prior belongs to a fit (--csv), not to --posterior");
+      prior = prior_of(read_posterior_file(opt.prior), opt.prior, saved.spec);
     }
     if (predict_table) {
       to_predict = select_prediction_inputs(*predict_table, saved.spec);
@@ -455,6 +494,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (ranks.leader()) request.checkpoint = opt.checkpoint;
     request.checkpoint_every = opt.checkpoint_every;
     request.resume = resume;
+    request.prior = prior;
     model.emplace(model_of(saved.spec, training->data.X, training->data.Y));
     const FitOutcome out = fit_method(*model, request, rng);
     if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
@@ -596,6 +636,11 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
       ->capture_default_str();
   add_step_options(*cmd, m, "minibatch size (capped at the number of rows)");
   add_hyperparameters_option(*cmd, m, "--prior-precision and --noise-precision as given");
+  cmd->add_option("--prior", opt->prior,
+                  "a posterior.json of an earlier fit of the same network: its q(θ) is this fit's "
+                  "prior in place of N(0, 1/δ) -- continual learning (Nguyen et al. 2018); the "
+                  "rows are standardised with its scalings; default: none")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--posterior", opt->posterior,
                   "a posterior.json written by ngvi fit: apply it to --predict instead of fitting; "
                   "default: none")

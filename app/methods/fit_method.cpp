@@ -13,6 +13,10 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
   const MethodSettings& s = request.settings;
   const MethodInfo& method = tool_method(s.method);
   const std::string& name = method.name;
+  if (s.hyperparameters == HyperparameterSource::evidence && request.prior)
+    throw UsageError(
+        "--hyperparameters evidence learns an isotropic prior precision per block; it does not "
+        "take a --prior");
   if (s.hyperparameters == HyperparameterSource::evidence && !method.laplace)
     throw UsageError("--hyperparameters evidence is available for map_laplace only, not " + name +
                      " (its prior and noise precisions come from the Laplace evidence)");
@@ -30,6 +34,7 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
       else
         o.learning_rate = {learning_rate_of(s)};
       row.tool(o, s);
+      o.prior = request.prior;
       if constexpr (std::is_same_v<Options, vi::MapOptions>)
         if (row.info.laplace) {
           out = s.hyperparameters == HyperparameterSource::evidence

@@ -31,6 +31,7 @@
 
 #include <inference/batch_reducer.hpp>
 #include <inference/checkpoint.hpp>
+#include <inference/gaussian_prior.hpp>
 #include <inference/random.hpp>
 
 namespace ngvi::app {
@@ -54,6 +55,9 @@ struct FitRequest {
   // afresh: the result is bitwise that of the uninterrupted run. The generator passed to
   // fit_method is then not used.
   std::optional<vi::FitCheckpoint> resume;
+  // The prior N(μ₀, Λ₀⁻¹) in place of N(0, δ⁻¹I): an earlier fit's posterior (continual
+  // learning, inference/gaussian_prior.hpp); empty: settings.prior_precision's isotropic prior.
+  std::optional<vi::GaussianPrior> prior;
 };
 
 // The Laplace method's evidence terms at the final MAP estimate θ* (inference/laplace.hpp), for

@@ -159,6 +159,7 @@ FitOutcome fit_map_laplace(const Model& model, const vi::MapOptions& o, const Fi
   vi::LaplaceOptions l;
   l.curvature = vi::LaplaceCurvature::ggn;
   l.prior_precision = o.prior_precision;
+  l.prior = o.prior;
   l.threads = request.settings.threads;
   l.reducer = request.reducer;
   LaplaceEvidence last;
