@@ -35,6 +35,7 @@
 #include <inference/posterior/low_rank_gaussian.hpp>
 #include <inference/posterior/point_estimate.hpp>
 #include <inference/posterior/posterior_concept.hpp>
+#include <inference/posterior/subnetwork_gaussian.hpp>
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>
 #include <inference/randomized_eigen.hpp>

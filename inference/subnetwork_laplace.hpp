@@ -50,6 +50,7 @@
 #include <autodiff/functional/parallel.hpp>
 #include <autodiff/functional/value_and_gradient.hpp>
 #include <inference/laplace.hpp>
+#include <inference/posterior/subnetwork_gaussian.hpp>
 #include <inference/predictive.hpp>
 #include <nn/curvature/detail/blocked_sum.hpp>
 #include <nn/curvature/ggn.hpp>
@@ -316,6 +317,103 @@ double log_marginal_likelihood(const SubnetworkLaplace& la, double delta, double
   scaled.posterior = la.posterior;
   scaled.log_likelihood = detail::gaussian_log_likelihood(tau, la.squared_residuals, la.targets);
   return log_marginal_likelihood(scaled, delta);
+}
+
+// la's approximation as a distribution over all P parameters: θ_S ~ N(θ*_S, Λ_S⁻¹), the rest at
+// θ* (posterior/subnetwork_gaussian.hpp), for the predictives and posterior files that take any
+// family. Cost: O(P) and a copy of Λ_S and its factor.
+template <int = 0>
+SubnetworkGaussian subnetwork_gaussian(const SubnetworkLaplace& la) {
+  return SubnetworkGaussian(la.theta, la.indices, la.posterior);
+}
+
+// la at another prior precision δ and, if τ is not NaN, noise precision τ, at the same θ*: H_SS
+// and −Σᵢℓᵢ(θ*) rescaled to τ (as log_marginal_likelihood(la, δ, τ)), Λ_S = H_SS + δI, the
+// evidence and the log prior at (δ, τ). gradient_norm is left as la's (θ* is no longer a MAP of
+// the new objective unless (δ, τ) are the fitted ones). Throws as log_marginal_likelihood.
+// Cost: one P_S×P_S Cholesky.
+template <int = 0>
+SubnetworkLaplace at_hyperparameters(const SubnetworkLaplace& la, double delta, double tau) {
+  const std::string who = "ngvi::vi::at_hyperparameters";
+  detail::check_positive_finite(who, "prior_precision", delta);
+  SubnetworkLaplace r = la;
+  if (!std::isnan(tau)) {
+    if (std::isnan(la.noise_precision))
+      throw std::invalid_argument(who +
+                                  ": a noise precision τ needs a model with an "
+                                  "nn::GaussianFixedNoise likelihood");
+    detail::check_positive_finite(who, "noise_precision", tau);
+    r.curvature = (tau / la.noise_precision) * la.curvature;
+    r.log_likelihood = detail::gaussian_log_likelihood(tau, la.squared_residuals, la.targets);
+    r.noise_precision = tau;
+  }
+  const Eigen::VectorXd theta_s = la.posterior.mean();
+  std::optional<FullGaussian> q = detail::subnetwork_posterior(theta_s, r.curvature, delta);
+  if (!q)
+    throw std::domain_error(who +
+                            ": H_SS + δI is not positive definite at δ = " + std::to_string(delta));
+  const auto P_S = static_cast<double>(theta_s.size());
+  r.log_det_precision = q->log_det_precision();
+  r.posterior = std::move(*q);
+  r.prior_precision = delta;
+  r.log_prior =
+      0.5 * P_S * std::log(delta / (2.0 * std::numbers::pi)) - 0.5 * delta * theta_s.squaredNorm();
+  r.log_marginal_likelihood = r.log_likelihood + r.log_prior +
+                              0.5 * P_S * std::log(2.0 * std::numbers::pi) -
+                              0.5 * r.log_det_precision;
+  return r;
+}
+
+// The prior and noise precisions that maximise la's evidence at its θ*, and what it found.
+struct SubnetworkEvidenceOptimum {
+  double prior_precision = 0.0;                                       // δ
+  double noise_precision = std::numeric_limits<double>::quiet_NaN();  // τ; NaN: not learned
+  double log_marginal_likelihood = 0.0;                               // at (δ, τ)
+  int iterations = 0;
+};
+
+// MacKay's fixed point (MacKay 1992, evidence_hyperparameters.hpp) for the evidence over θ_S at
+// la's θ* (the post-hoc optimisation of Immer et al. 2021 and laplace-torch): with Σ_S = Λ_S⁻¹ at
+// the current (δ, τ) and γ = P_S − δ tr Σ_S the effective number of parameters,
+//   δ ← γ / ‖θ*_S‖²,   τ ← (N·d − γ) / Σᵢ‖yᵢ − fᵢ(θ*)‖²   (τ for an nn::GaussianFixedNoise
+// likelihood only), from la's (δ, τ) until both change by less than `tolerance` relatively; each
+// update sets the evidence's gradient in (log δ, log τ) to zero with Σ_S held fixed. Throws
+// std::domain_error if an update is not positive and finite (θ*_S = 0, zero residuals) or the
+// iteration has not converged after max_iterations. Cost: per iteration one P_S×P_S Cholesky
+// and its inverse factor (2P_S³/3 flops).
+template <int = 0>
+SubnetworkEvidenceOptimum optimize_subnetwork_evidence(const SubnetworkLaplace& la,
+                                                       int max_iterations = 1000,
+                                                       double tolerance = 1e-12) {
+  const std::string who = "ngvi::vi::optimize_subnetwork_evidence";
+  const bool gaussian = !std::isnan(la.noise_precision);
+  const Eigen::VectorXd theta_s = la.posterior.mean();
+  const auto P_S = static_cast<double>(theta_s.size());
+  const double norm2 = theta_s.squaredNorm();
+  SubnetworkEvidenceOptimum r{la.prior_precision, la.noise_precision, 0.0, 0};
+  for (r.iterations = 1; r.iterations <= max_iterations; ++r.iterations) {
+    const SubnetworkLaplace at = at_hyperparameters(la, r.prior_precision, r.noise_precision);
+    const double gamma = P_S - r.prior_precision * at.posterior.marginal_variances().sum();
+    const double delta = gamma / norm2;
+    const double tau = gaussian ? (static_cast<double>(la.targets) - gamma) / la.squared_residuals
+                                : r.noise_precision;
+    if (!(delta > 0.0) || !std::isfinite(delta) ||
+        (gaussian && (!(tau > 0.0) || !std::isfinite(tau))))
+      throw std::domain_error(who + ": the update of (δ, τ) is (" + std::to_string(delta) + ", " +
+                              std::to_string(tau) + "), not positive and finite");
+    const bool converged = std::abs(delta - r.prior_precision) <= tolerance * delta &&
+                           (!gaussian || std::abs(tau - r.noise_precision) <= tolerance * tau);
+    r.prior_precision = delta;
+    r.noise_precision = tau;
+    if (converged) {
+      r.log_marginal_likelihood = at_hyperparameters(la, delta, tau).log_marginal_likelihood;
+      return r;
+    }
+  }
+  throw std::domain_error(who + ": MacKay's updates did not converge in " +
+                          std::to_string(max_iterations) +
+                          " iterations (last δ = " + std::to_string(r.prior_precision) +
+                          ", τ = " + std::to_string(r.noise_precision) + ")");
 }
 
 // Linearised (GLM) regression predictive of la on a test model (the trained network and

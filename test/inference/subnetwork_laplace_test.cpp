@@ -3,11 +3,14 @@
 // layer, so its last-layer posterior is exact — the precision against τΦᵀΦ + δI, the GLM
 // predictive against φᵀΛ⁻¹φ + 1/τ, the evidence against log N(y; 0, τ⁻¹I + δ⁻¹ΦΦᵀ) (the
 // data-space form of support/conjugate_linear.hpp, Φ computed here from θ's blocks), also at
-// another (δ, τ) by rescaling; S = every parameter against laplace()'s full GGN Laplace and
-// glm_regression_predictive; chosen blocks against the S block of the full GGN and exact Hessian;
-// bad input.
+// another (δ, τ) by rescaling; the approximation as a distribution over all of θ
+// (SubnetworkGaussian) against the BLR covariance and glm_regression_predictive; MacKay's
+// optimum of (δ, τ) against finite differences of the evidence; S = every parameter against
+// laplace()'s full GGN Laplace and glm_regression_predictive; chosen blocks against the S block of
+// the full GGN and exact Hessian; bad input.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -16,6 +19,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <autodiff/verify/finite_diff.hpp>
 #include <inference/subnetwork_laplace.hpp>
 
 #include <support/check_bitwise.hpp>
@@ -136,6 +140,63 @@ BOOST_AUTO_TEST_CASE(evidence_at_another_prior_and_noise_precision) {
               "evidence at (δ₁, τ₁) vs BLR evidence");
   check_close(vi::log_marginal_likelihood(la, delta), la.log_marginal_likelihood,
               "evidence at the fitted δ");
+  const vi::SubnetworkLaplace at = vi::at_hyperparameters(la, delta1, tau1);
+  check_close(at.posterior.precision(), c1.precision(), "Λ_S at (δ₁, τ₁) vs τ₁ΦᵀΦ + δ₁I");
+  check_close(at.log_marginal_likelihood, c1.log_evidence(), "at_hyperparameters' evidence");
+}
+
+BOOST_AUTO_TEST_CASE(posterior_over_every_parameter) {
+  // θ_S ~ N(μ, Σ) of the BLR on the features, the first layer at θ*: its marginal variances and
+  // the generic GLM predictive (through its P×P covariance) against the closed form and
+  // subnetwork_glm_predictive; a draw moves θ_S only.
+  const Fixture fx;
+  const ConjugateLinear c = fx.blr(tau, delta);
+  const VectorXd theta = fx.with_last_layer(c.mean());
+  const vi::SubnetworkLaplace la =
+      vi::last_layer_laplace(fx.model(fx.X, fx.Y), theta,
+                             {.curvature = vi::LaplaceCurvature::ggn, .prior_precision = delta});
+  const vi::SubnetworkGaussian q = vi::subnetwork_gaussian(la);
+  BOOST_TEST(q.dim() == theta.size());
+  check_close(q.mean(), theta, "mean vs θ*");
+  VectorXd variances = VectorXd::Zero(theta.size());
+  variances.tail(hidden + 1) = c.covariance().diagonal();
+  check_close(q.marginal_variances(), variances, "marginal variances vs BLR's, 0 off S");
+  const LinearModel test = fx.model(draws(13, 6, 2), MatrixXd::Zero(6, 1));
+  const nn::Standardizer identity = nn::Standardizer::identity(1);
+  check_close(vi::glm_regression_predictive(test, q, identity).variance,
+              vi::subnetwork_glm_predictive(test, la, identity).variance,
+              "generic GLM variance vs subnetwork_glm_predictive's");
+  vi::Rng rng(17);
+  const VectorXd draw = q.sample(rng);
+  BOOST_TEST((draw.head(3 * hidden) - theta.head(3 * hidden)).cwiseAbs().maxCoeff() == 0.0);
+  BOOST_TEST((draw.tail(hidden + 1) - theta.tail(hidden + 1)).cwiseAbs().minCoeff() > 0.0);
+  BOOST_TEST(q.entropy() == -std::numeric_limits<double>::infinity());
+}
+
+BOOST_AUTO_TEST_CASE(mackay_optimum_is_stationary) {
+  // At θ* fitted at (δ, τ) = (0.5, 4), MacKay's fixed point of the evidence over θ_S: the
+  // evidence's gradient in (log δ, log τ) by finite differences vanishes there (to the FD
+  // error), and the optimum beats the fitted hyperparameters.
+  const Fixture fx;
+  const ConjugateLinear c = fx.blr(tau, delta);
+  const vi::SubnetworkLaplace la =
+      vi::last_layer_laplace(fx.model(fx.X, fx.Y), fx.with_last_layer(c.mean()),
+                             {.curvature = vi::LaplaceCurvature::ggn, .prior_precision = delta});
+  const vi::SubnetworkEvidenceOptimum opt = vi::optimize_subnetwork_evidence(la);
+  BOOST_TEST_MESSAGE("δ* " << opt.prior_precision << ", τ* " << opt.noise_precision << " in "
+                           << opt.iterations << " iterations");
+  const auto evidence = [&](const VectorXd& log_h) {
+    return vi::log_marginal_likelihood(la, std::exp(log_h(0)), std::exp(log_h(1)));
+  };
+  const VectorXd at =
+      (Eigen::Vector2d() << std::log(opt.prior_precision), std::log(opt.noise_precision))
+          .finished();
+  VectorXd error;
+  const VectorXd g = ngvi::ad::verify::finite_diff_gradient(evidence, at, {}, &error);
+  BOOST_TEST_MESSAGE("FD gradient " << g.transpose() << ", FD error " << error.transpose());
+  BOOST_TEST(g.cwiseAbs().maxCoeff() <= 1e-8);
+  check_close(opt.log_marginal_likelihood, evidence(at), "the optimum's evidence");
+  BOOST_TEST(opt.log_marginal_likelihood > la.log_marginal_likelihood);
 }
 
 BOOST_AUTO_TEST_CASE(same_bits_for_any_thread_count) {
