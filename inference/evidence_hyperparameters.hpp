@@ -140,21 +140,6 @@ void check_block_precisions(const Eigen::VectorXd& delta, const std::vector<nn::
         delta(static_cast<Eigen::Index>(b)));
 }
 
-// τ₀ of an nn::GaussianFixedNoise likelihood, or of an nn::LikelihoodVariant holding one; NaN for
-// any other model.
-template <class Model>
-double fixed_noise_precision(const Model& model) {
-  if constexpr (requires { model.likelihood(); }) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(model.likelihood())>,
-                                 nn::GaussianFixedNoise>)
-      return model.likelihood().precision();
-    else if constexpr (requires { model.likelihood().template get_if<nn::GaussianFixedNoise>(); })
-      if (const auto* g = model.likelihood().template get_if<nn::GaussianFixedNoise>())
-        return g->precision();
-  }
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
 }  // namespace detail
 
 // D's diagonal: δ_b on every entry of block b (the P-vector LaplaceOptions::prior_precisions

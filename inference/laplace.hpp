@@ -72,6 +72,7 @@
 #include <nn/curvature/ggn.hpp>
 #include <nn/curvature/hessian.hpp>
 #include <nn/curvature/kfac.hpp>
+#include <nn/likelihoods/gaussian_fixed_noise.hpp>
 
 namespace ngvi::vi {
 
@@ -134,6 +135,21 @@ struct Laplace {
 };
 
 namespace detail {
+
+// τ₀ of an nn::GaussianFixedNoise likelihood, or of an nn::LikelihoodVariant holding one; NaN for
+// any other model.
+template <class Model>
+double fixed_noise_precision(const Model& model) {
+  if constexpr (requires { model.likelihood(); }) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(model.likelihood())>,
+                                 nn::GaussianFixedNoise>)
+      return model.likelihood().precision();
+    else if constexpr (requires { model.likelihood().template get_if<nn::GaussianFixedNoise>(); })
+      if (const auto* g = model.likelihood().template get_if<nn::GaussianFixedNoise>())
+        return g->precision();
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
 
 template <class Model>
 void check_laplace_inputs(const Model& model, const Eigen::VectorXd& theta, const LaplaceOptions& o,

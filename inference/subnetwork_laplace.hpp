@@ -86,8 +86,8 @@ struct SubnetworkLaplace {
   double gradient_norm = 0;  // ‖∇_S(Σᵢℓᵢ + ½δ‖θ_S‖²)‖ at θ*: 0 at an exact MAP
   double prior_precision = 0;  // δ
   LaplaceCurvature curvature_kind = LaplaceCurvature::ggn;
-  // For an nn::GaussianFixedNoise likelihood: its τ, Σᵢ‖yᵢ − fᵢ(θ*)‖² and N·d; NaN and 0 for
-  // any other likelihood.
+  // For an nn::GaussianFixedNoise likelihood (or an nn::LikelihoodVariant holding one): its τ,
+  // Σᵢ‖yᵢ − fᵢ(θ*)‖² and N·d; NaN and 0 for any other likelihood.
   double noise_precision = std::numeric_limits<double>::quiet_NaN();
   double squared_residuals = std::numeric_limits<double>::quiet_NaN();
   Eigen::Index targets = 0;
@@ -258,17 +258,13 @@ SubnetworkLaplace subnetwork_laplace(const Model& model, const Eigen::VectorXd& 
   r.gradient_norm = (g + delta * theta_s).norm();
   r.prior_precision = delta;
   r.curvature_kind = options.curvature;
-  if constexpr (requires { model.likelihood(); }) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(model.likelihood())>,
-                                 nn::GaussianFixedNoise>) {
-      const double tau = model.likelihood().precision();
-      r.noise_precision = tau;
-      r.targets = model.num_examples() * model.output_dim();
-      // Σᵢℓᵢ = τ/2 Σ‖r‖² + N·d/2 log(2π/τ), solved for Σ‖r‖².
-      r.squared_residuals =
-          2.0 / tau *
-          (loss - 0.5 * static_cast<double>(r.targets) * std::log(2.0 * std::numbers::pi / tau));
-    }
+  if (const double tau = detail::fixed_noise_precision(model); !std::isnan(tau)) {
+    r.noise_precision = tau;
+    r.targets = model.num_examples() * model.output_dim();
+    // Σᵢℓᵢ = τ/2 Σ‖r‖² + N·d/2 log(2π/τ), solved for Σ‖r‖².
+    r.squared_residuals =
+        2.0 / tau *
+        (loss - 0.5 * static_cast<double>(r.targets) * std::log(2.0 * std::numbers::pi / tau));
   }
   return r;
 }

@@ -385,11 +385,18 @@ vi::GaussianPrior prior_of(const SavedPosterior& earlier, const std::filesystem:
   if (std::holds_alternative<vi::PointEstimate>(earlier.posterior))
     throw UsageError("--prior " + file.string() + ": it holds a point estimate (method " +
                      earlier.method + "), not a Gaussian posterior to use as a prior");
+  if (std::holds_alternative<vi::SubnetworkGaussian>(earlier.posterior))
+    throw UsageError("--prior " + file.string() + ": it holds a last-layer posterior (method " +
+                     earlier.method +
+                     "), degenerate off the last layer, not a Gaussian over every parameter to "
+                     "use as a prior");
   spec.input_scaling = e.input_scaling;
   spec.target_scaling = e.target_scaling;
   return std::visit(
       [](const auto& q) -> vi::GaussianPrior {
-        if constexpr (std::is_same_v<std::decay_t<decltype(q)>, vi::PointEstimate>)
+        using Q = std::decay_t<decltype(q)>;
+        if constexpr (std::is_same_v<Q, vi::PointEstimate> ||
+                      std::is_same_v<Q, vi::SubnetworkGaussian>)
           return {};
         else
           return vi::prior_from(q);

@@ -12,10 +12,12 @@
 //   noise_precision τ of the Gaussian likelihood in standardised units (regression)
 //   classes         C, labels 0..C−1 (classification)
 //   family          diagonal_gaussian | full_gaussian | kronecker_gaussian | low_rank_gaussian |
-//                   point_estimate
+//                   subnetwork_gaussian | point_estimate
 //   mean            E_q[θ] (P numbers); precision: [P] (diagonal) or [P][P] (full);
 //   blocks          (kronecker) [{index: [s·a], A: [a][a], S: [s][s], scale}]
 //   low_rank, diagonal  (low rank) Λ = UUᵀ + diag(d): U's L columns, each [P], and d, [P]
+//   indices, precision  (subnetwork: the last-layer Laplace) S, the P_S positions in θ that are
+//                   Gaussian, and their precision Λ_S, [P_S][P_S]; θ outside S is the mean
 //   hyperparameters (--hyperparameters evidence only) {source: "evidence", prior_precisions:
 //                   {block: δ_b}, noise_precision: τ (regression), log_marginal_likelihood}: what
 //                   the fit learned, for the record (the precision and noise_precision hold them)
@@ -191,6 +193,9 @@ inline nlohmann::json posterior_json(const SavedPosterior& s) {
           for (Eigen::Index c = 0; c < q.rank(); ++c)
             j["low_rank"].push_back(detail::vector_json(q.low_rank_factor().col(c)));
           j["diagonal"] = detail::vector_json(q.diagonal());
+        } else if constexpr (std::is_same_v<Q, vi::SubnetworkGaussian>) {
+          j["indices"] = q.indices();
+          j["precision"] = detail::matrix_json(q.subnetwork().precision());
         }
       },
       s.posterior);
@@ -291,12 +296,23 @@ inline SavedPosterior read_posterior_file(const std::filesystem::path& file) {
             r.vector(columns[c], "low_rank[" + std::to_string(c) + "]", p);
       s.posterior = vi::LowRankGaussian(mean, std::move(u),
                                         r.vector(r.at(j, "diagonal", "diagonal"), "diagonal", p));
+    } else if (family == "subnetwork_gaussian") {
+      const Eigen::VectorXd index = r.vector(r.at(j, "indices", "indices"), "indices", -1);
+      std::vector<Eigen::Index> s_indices;
+      for (Eigen::Index i = 0; i < index.size(); ++i) {
+        if (index(i) < 0 || index(i) >= static_cast<double>(p) || std::floor(index(i)) != index(i))
+          r.fail("indices", "theta indices 0.." + std::to_string(p - 1), "another number");
+        s_indices.push_back(static_cast<Eigen::Index>(index(i)));
+      }
+      vi::FullGaussian q_s(mean(s_indices),
+                           r.matrix(r.at(j, "precision", "precision"), "precision", index.size()));
+      s.posterior = vi::SubnetworkGaussian(mean, std::move(s_indices), std::move(q_s));
     } else if (family == "point_estimate") {
       s.posterior = vi::PointEstimate(mean);
     } else {
       r.fail("family",
-             "diagonal_gaussian, full_gaussian, kronecker_gaussian, low_rank_gaussian or "
-             "point_estimate",
+             "diagonal_gaussian, full_gaussian, kronecker_gaussian, low_rank_gaussian, "
+             "subnetwork_gaussian or point_estimate",
              io::quote_bytes(family));
     }
   } catch (const std::invalid_argument& e) {

@@ -2,9 +2,10 @@
 //
 // The methods of inference/ return different families — DiagonalGaussian (VOGN, IVON, noisy
 // Adam, BBB), FullGaussian (VON, Laplace), KroneckerGaussian (noisy K-FAC), LowRankGaussian
-// (SLANG) and PointEstimate (MAP). The command-line tool handles them through this one variant, so
-// that its protocols (app/uci), its file output (app/fit) and its predictive code are written once,
-// and std::visit picks the family's own sample() and marginal_variances().
+// (SLANG), SubnetworkGaussian (last-layer Laplace) and PointEstimate (MAP). The command-line tool
+// handles them through this one variant, so that its protocols (app/uci), its file output (app/fit)
+// and its predictive code are written once, and std::visit picks the family's own sample() and
+// marginal_variances().
 #pragma once
 
 #include <variant>
@@ -16,11 +17,12 @@
 #include <inference/posterior/kronecker_gaussian.hpp>
 #include <inference/posterior/low_rank_gaussian.hpp>
 #include <inference/posterior/point_estimate.hpp>
+#include <inference/posterior/subnetwork_gaussian.hpp>
 
 namespace ngvi::app {
 
 using AnyPosterior = std::variant<vi::DiagonalGaussian, vi::FullGaussian, vi::KroneckerGaussian,
-                                  vi::LowRankGaussian, vi::PointEstimate>;
+                                  vi::LowRankGaussian, vi::SubnetworkGaussian, vi::PointEstimate>;
 
 // The family's name as results files spell it.
 inline const char* family_name(const AnyPosterior& q) {
@@ -33,6 +35,8 @@ inline const char* family_name(const AnyPosterior& q) {
       return "kronecker_gaussian";
     case 3:
       return "low_rank_gaussian";
+    case 4:
+      return "subnetwork_gaussian";
     default:
       return "point_estimate";
   }

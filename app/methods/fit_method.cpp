@@ -18,8 +18,13 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
         "--hyperparameters evidence learns an isotropic prior precision per block; it does not "
         "take a --prior");
   if (s.hyperparameters == HyperparameterSource::evidence && !method.laplace)
-    throw UsageError("--hyperparameters evidence is available for map_laplace only, not " + name +
-                     " (its prior and noise precisions come from the Laplace evidence)");
+    throw UsageError(
+        "--hyperparameters evidence is available for map_laplace and map_last_layer_laplace only, "
+        "not " +
+        name + " (their prior and noise precisions come from the Laplace evidence)");
+  if (method.last_layer && request.prior)
+    throw UsageError(
+        "map_last_layer_laplace takes the isotropic prior N(0, 1/δ) only, not a --prior");
   std::optional<FitOutcome> out;
   for_each_method_row([&](const auto& row) {
     using Row = std::decay_t<decltype(row)>;
@@ -36,7 +41,10 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
       row.tool(o, s);
       o.prior = request.prior;
       if constexpr (std::is_same_v<Options, vi::MapOptions>)
-        if (row.info.laplace) {
+        if (row.info.last_layer) {
+          out = detail::fit_last_layer_laplace(model, o, request, rng);
+          return;
+        } else if (row.info.laplace) {
           out = s.hyperparameters == HyperparameterSource::evidence
                     ? detail::fit_evidence_laplace(model, o, request, rng)
                     : detail::fit_map_laplace(model, o, request, rng);

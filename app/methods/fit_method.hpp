@@ -8,7 +8,9 @@
 // validation split without a second run. `map_laplace` fits MAP and hands the hook (and the
 // result) the full GGN Laplace approximation at the current MAP estimate; with
 // settings.hyperparameters = evidence it learns δ_b and τ during the fit (the hook then sees the
-// MAP estimate) and returns the Laplace approximation at them.
+// MAP estimate) and returns the Laplace approximation at them. `map_last_layer_laplace` does the
+// same over the last layer only; with evidence hyperparameters it sets δ and τ after the fit, by
+// MacKay's fixed point of that approximation's evidence.
 //
 // To keep compile time in bounds, vi::fit is instantiated for the tool's one model type
 // (NetworkModel, app/methods/network_model.hpp) in fit_method.cpp only, compiled in one unit
@@ -60,15 +62,17 @@ struct FitRequest {
   std::optional<vi::GaussianPrior> prior;
 };
 
-// The Laplace method's evidence terms at the final MAP estimate θ* (inference/laplace.hpp), for
-// choosing τ and δ by type-II maximum likelihood.
+// The Laplace methods' evidence terms at the final MAP estimate θ* (inference/laplace.hpp, or
+// inference/subnetwork_laplace.hpp over the last layer's parameters S only), for choosing τ and
+// δ by type-II maximum likelihood.
 struct LaplaceEvidence {
   double log_marginal_likelihood =
       0.0;  // log p(D) ≈ log p(D|θ*) + log p₀(θ*) + (P/2) log 2π − ½ log det Λ
   double log_likelihood = 0.0;     // log p(D|θ*)
   double log_det_precision = 0.0;  // log det Λ, Λ = GGN(θ*) + δI
-  double squared_norm = 0.0;       // ‖θ*‖²
-  double gradient_norm = 0.0;      // ‖∇(Σᵢℓᵢ + ½δ‖θ‖²)‖ at θ*
+  double squared_norm = 0.0;       // ‖θ*‖² (‖θ*_S‖²)
+  double gradient_norm = 0.0;  // ‖∇(Σᵢℓᵢ + ½δ‖θ‖²)‖ at θ* (the gradient on S)
+  Eigen::Index parameters = 0;  // P, the parameters the approximation is over (P_S)
 };
 
 struct FitOutcome {
@@ -76,7 +80,7 @@ struct FitOutcome {
   bool ok = true;          // false: the run failed numerically (message says where)
   std::string message;     // why it failed; empty otherwise
   double seconds = 0.0;    // wall time of the training loop
-  // map_laplace only (empty otherwise): the evidence of the final Laplace approximation.
+  // The Laplace methods only (empty otherwise): the evidence of the final Laplace approximation.
   std::optional<LaplaceEvidence> evidence;
   // --hyperparameters evidence only (empty otherwise): the δ_b and τ the fit learned, at which
   // `posterior` was taken.

@@ -40,6 +40,9 @@ struct MethodInfo {
   // MAP, then the Laplace approximation at θ* (inference/laplace.hpp): scored by the linearised
   // predictive, with an evidence; Gaussian or classification likelihoods only.
   bool laplace = false;
+  // With `laplace`: the approximation over the last layer only, the rest of θ fixed at θ*
+  // (inference/subnetwork_laplace.hpp), not over all of θ.
+  bool last_layer = false;
   bool in_tool = false;   // `ngvi fit` and `ngvi uci` run it
   bool in_study = false;  // `ngvi study` runs it
 };

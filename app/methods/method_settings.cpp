@@ -124,9 +124,11 @@ const char* hyperparameters_setting_name(HyperparameterSource h) {
 void add_hyperparameters_option(CLI::App& cmd, MethodSettings& s, const std::string& help) {
   add_choice_option(cmd, "--hyperparameters", s.hyperparameters, hyperparameter_sources,
                     "where the prior and noise precisions come from: settings (" + help +
-                        "), or evidence (map_laplace only: learned during the one fit by the "
+                        "), or evidence (map_laplace: learned during the one fit by the "
                         "gradient of the Laplace evidence, Immer et al. 2021 -- a prior "
-                        "precision per parameter block and the noise precision)");
+                        "precision per parameter block and the noise precision; "
+                        "map_last_layer_laplace: MacKay's fixed point of its evidence after the "
+                        "fit)");
 }
 
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {

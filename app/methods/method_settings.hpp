@@ -29,7 +29,8 @@ enum class HyperparameterSource {
   // (cross-validation, or map_laplace's search of the evidence over δ/τ).
   settings,
   // Learned during the one fit by the gradient of the Laplace-GGN evidence (Immer et al. 2021),
-  // a δ per parameter block and τ: map_laplace only.
+  // a δ per parameter block and τ (map_laplace); for map_last_layer_laplace, δ and τ at MacKay's
+  // fixed point of its evidence after the fit.
   evidence,
 };
 
@@ -61,10 +62,11 @@ struct MethodSettings {
   // ranks 1 and 32 of Mishkin et al. 2018's experiments, at O(P·L²) a step a few times VOGN's
   // cost on Boston's 13-50-1 network.
   Eigen::Index slang_rank = 8;
-  // map_laplace only: where δ and τ come from. With `evidence` the MAP trains by Adam while δ_b
-  // and τ ascend the evidence every epochs/20 epochs after the first quarter (20 Adam steps
-  // each, Immer et al.'s step 0.1), and the Laplace approximation is taken at the learned δ_b
-  // and τ (app/methods/method_runner.hpp).
+  // The Laplace methods only: where δ and τ come from. With `evidence` map_laplace's MAP trains
+  // by Adam while δ_b and τ ascend the evidence every epochs/20 epochs after the first quarter
+  // (20 Adam steps each, Immer et al.'s step 0.1), and the Laplace approximation is taken at the
+  // learned δ_b and τ; map_last_layer_laplace sets them after the fit
+  // (app/methods/method_runner.hpp).
   HyperparameterSource hyperparameters = HyperparameterSource::settings;
   // Threads for the per-example work inside one fit (the result does not depend on it).
   int threads = 1;

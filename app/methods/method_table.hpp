@@ -302,6 +302,19 @@ inline const auto& method_rows() {
             o.loop.elbo_samples = 0;  // a point mass: every draw is θ*
             o.learning_rate = vi::Schedule{s.steps.adam};
           }),
+      method_row<vi::MapOptions>(
+          {.name = std::string(vi::MapOptions::name) + "_last_layer_laplace",
+           .label = "last-layer Laplace",
+           .color = "#393b79",
+           .what = "The MAP by Adam, then the Laplace approximation over the last layer only, "
+                   "N(θ*_S, (GGN_SS + δI)⁻¹) with the earlier layers fixed at θ* (Kristiadi et "
+                   "al. 2020), its evidence and the linearised (GLM) predictive.",
+           // map_laplace's: the same MAP fit.
+           .epochs = 2000,
+           .learning_rate = 0.01,
+           .laplace = true,
+           .last_layer = true},
+          [](vi::MapOptions&, const MethodSettings&) {}),
   };
   return rows;
 }

@@ -1,8 +1,9 @@
 // evidence_search (app/uci/evidence_search.hpp): EvidenceRunner searches the ratio r = δ/τ,
-// each candidate one MAP fit and its full-GGN Laplace approximation whose evidence is maximised
-// over the scale c in closed form, then fits an ensemble's further members at the chosen r and
-// scores the linearised predictive on the test set. What it shares with the cross-validation
-// search is app/uci/split_fits.hpp.
+// each candidate one MAP fit and its GGN Laplace approximation (over all P parameters for
+// map_laplace, the last layer's P_S for map_last_layer_laplace) whose evidence is maximised over
+// the scale c in closed form, then fits an ensemble's further members at the chosen r and scores
+// the linearised predictive on the test set. What it shares with the cross-validation search is
+// app/uci/split_fits.hpp.
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -18,12 +19,24 @@
 #include <app/uci/split_fits.hpp>
 
 #include <inference/posterior/full_gaussian.hpp>
+#include <inference/posterior/subnetwork_gaussian.hpp>
 #include <nn/dataset.hpp>
 
 namespace ngvi::app {
 namespace {
 
 using namespace uci;
+
+// The Laplace posterior N(θ*, Λ⁻¹) with its precision scaled, N(θ*, (c·Λ)⁻¹): full, or over the
+// last layer. Cost: a Cholesky of Λ (Λ_S).
+AnyPosterior with_precision_scaled(const AnyPosterior& q, double c) {
+  if (const auto* full = std::get_if<vi::FullGaussian>(&q))
+    return vi::FullGaussian(full->mean(), c * full->precision());
+  const auto& sub = std::get<vi::SubnetworkGaussian>(q);
+  return vi::SubnetworkGaussian(
+      sub.mean(), sub.indices(),
+      vi::FullGaussian(sub.subnetwork().mean(), c * sub.subnetwork().precision()));
+}
 
 // map_laplace's type-II maximum-likelihood search over r = δ/τ on the whole training set
 // (app/uci/uci_protocol.hpp).
@@ -64,9 +77,9 @@ class EvidenceRunner {
   // A MAP + Laplace fit, its evidence maximised over the scale (τ, δ) = (c, r·c), and the
   // Laplace posterior rescaled to that c.
   struct EvidenceFit {
-    TuningFit fit;                      // (c*, r·c*) and the evidence there (−∞: failed)
-    std::optional<vi::FullGaussian> q;  // N(θ*, (c*·(G + rI))⁻¹); empty if the fit failed
-    std::string message;                // why it failed; empty otherwise
+    TuningFit fit;                  // (c*, r·c*) and the evidence there (−∞: failed)
+    std::optional<AnyPosterior> q;  // N(θ*, (c*·(G + rI))⁻¹); empty if the fit failed
+    std::string message;            // why it failed; empty otherwise
   };
 
   // The MAP + Laplace fit at ratio r and τ (δ = r·τ) from the start of stream `fit_number`, and
@@ -87,7 +100,7 @@ class EvidenceRunner {
     }
     const LaplaceEvidence& e = *out.evidence;
     const auto n = static_cast<double>(model.num_examples());
-    const auto p = static_cast<double>(model.num_params());
+    const auto p = static_cast<double>(e.parameters);
     const double log_2pi = std::log(2.0 * std::numbers::pi);
     // log p(D|θ*) = N/2·log(τ/2π) − τ/2·SSE at the fitted τ gives the sum of squared residuals.
     const double sse = (2.0 / tau) * (0.5 * n * (std::log(tau) - log_2pi) - e.log_likelihood);
@@ -105,8 +118,7 @@ class EvidenceRunner {
       return r;
     }
     // The same θ*, its precision τ·(G + rI) rescaled to c·(G + rI).
-    const auto& q = std::get<vi::FullGaussian>(out.posterior);
-    r.q = vi::FullGaussian(q.mean(), (c / tau) * q.precision());
+    r.q = with_precision_scaled(out.posterior, c / tau);
     return r;
   }
 
@@ -151,7 +163,7 @@ class EvidenceRunner {
   Eigen::Index hidden_;
   double tau_fit_ = 0.0;  // τ of the next MAP fit: the best c* so far (τ₀ at first)
   std::vector<TuningFit> order_;
-  std::optional<vi::FullGaussian> best_;  // the rescaled Laplace posterior of the best fit
+  std::optional<AnyPosterior> best_;  // the rescaled Laplace posterior of the best fit
   std::size_t best_index_ = 0;
   std::string last_failure_;
 };

@@ -179,8 +179,8 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
                          " (its evidence search and linearised predictive are Gaussian)");
       if (opt.protocol.method.hyperparameters == HyperparameterSource::evidence && !method.laplace)
         throw UsageError(
-            "--hyperparameters evidence is available for --method map_laplace only, "
-            "not " +
+            "--hyperparameters evidence is available for --method map_laplace and "
+            "map_last_layer_laplace only, not " +
             method.name + " (it learns δ and τ from the Laplace evidence)");
       methods.push_back(method.name);
     }
@@ -212,7 +212,9 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
   const std::size_t n_splits = first.splits.size();
   fmt::print(
       "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
-      "± standard error over splits.\n{} (map_laplace: τ and δ by the Laplace evidence on the "
+      "± standard error over splits.\n{} (map_laplace, map_last_layer_laplace: τ and δ by the "
+      "Laplace "
+      "evidence on the "
       "training set{}); seed {}.\n\n",
       first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units,
       opt.protocol.validation_folds == 0
@@ -339,10 +341,13 @@ Subcommand add_uci_command(CLI::App& root, const Ranks& ranks) {
       "epochs as the best of each quarter of the method's epochs; the step size and minibatch stay "
       "as set below. Then the network is trained on the whole training set with the chosen τ, δ "
       "and epochs and scored on the test set: RMSE and mean log-likelihood in original units (100 "
-      "posterior samples). map_laplace uses no inner split: τ and δ maximise the Laplace (type-II) "
+      "posterior samples). map_laplace and map_last_layer_laplace use no inner split: τ and δ "
+      "maximise "
+      "the Laplace (type-II) "
       "marginal likelihood of the whole training set — a search over the ratio δ/τ (start "
-      "δ₀/τ₀, factors of 10, then √10; one MAP fit of the full epochs and one full-GGN Laplace "
-      "approximation each), the overall scale in closed form — and the test metrics use the "
+      "δ₀/τ₀, factors of 10, then √10; one MAP fit of the full epochs and one GGN Laplace "
+      "approximation each, over every parameter or the last layer's), the overall scale in closed "
+      "form — and the test metrics use the "
       "linearised (GLM) predictive. --ensemble K > 1 scores the equally weighted mixture of K "
       "networks trained from independent starts at the chosen settings (a deep ensemble; for "
       "map_laplace a mixture of Laplace approximations, each member at its own evidence-optimal "

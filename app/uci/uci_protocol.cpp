@@ -107,7 +107,7 @@ UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int pa
       !tool_method(o.method.method).laplace)
     throw std::invalid_argument(who +
                                 "hyperparameters from the evidence are available for "
-                                "map_laplace only, not " +
+                                "map_laplace and map_last_layer_laplace only, not " +
                                 o.method.method);
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("ngvi::app::run_uci_protocol: part " + std::to_string(part) +

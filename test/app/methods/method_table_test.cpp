@@ -66,7 +66,8 @@ BOOST_AUTO_TEST_CASE(old_spellings_find_their_methods) {
       app::tool_method("vogn_ggn"), app::UsageError, [](const app::UsageError& e) {
         return std::string(e.what()).find(
                    "the methods are vogn, von, slang, ivon, noisy_adam, noisy_kfac, "
-                   "bayes_by_backprop, map, map_laplace") != std::string::npos;
+                   "bayes_by_backprop, map, map_laplace, map_last_layer_laplace") !=
+               std::string::npos;
       });
 }
 
@@ -81,7 +82,8 @@ BOOST_AUTO_TEST_CASE(tool_defaults_are_the_documented_ones) {
       {"noisy_kfac", {200, 0.01}},
       {"bayes_by_backprop", {800, 0.01}},
       {"map", {1000, 0.01}},
-      {"map_laplace", {2000, 0.01}}};
+      {"map_laplace", {2000, 0.01}},
+      {"map_last_layer_laplace", {2000, 0.01}}};
   std::map<std::string, std::pair<Eigen::Index, double>> table;
   for (const app::MethodInfo& m : app::tool_methods()) table[m.name] = {m.epochs, m.learning_rate};
   BOOST_TEST((table == documented));
