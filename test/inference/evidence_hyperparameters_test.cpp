@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/math/tools/minima.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <autodiff/verify/finite_diff.hpp>
@@ -26,6 +25,7 @@
 #include <nn/likelihoods/bernoulli_logit.hpp>
 
 #include <support/conjugate_linear.hpp>
+#include <support/evidence_maximiser.hpp>
 #include <support/posterior_checks.hpp>
 
 BOOST_AUTO_TEST_SUITE(evidence_hyperparameters_test)
@@ -37,7 +37,10 @@ using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ngvi::ad::verify::compare;
 using ngvi::ad::verify::Tolerance;
+using ngvi::test::brent_argmin;
 using ngvi::test::check_error_mentions;
+using ngvi::test::exact_log_evidence;
+using ngvi::test::exact_maximiser;
 
 namespace {
 
@@ -48,57 +51,6 @@ constexpr Tolerance learned_vs_search{1e-6, 0.0};
 MatrixXd draws(std::uint64_t seed, Eigen::Index rows, Eigen::Index cols) {
   vi::Rng rng(seed);
   return vi::standard_normal(rng, rows, cols);
-}
-
-// The argmin of f on [lo, hi] by Brent's method to half the double's bits (≈1.5e-8 relative).
-template <class F>
-double brent_argmin(F f, double lo, double hi) {
-  return boost::math::tools::brent_find_minima(f, lo, hi, std::numeric_limits<double>::digits / 2)
-      .first;
-}
-
-// log N(y; 0, τ⁻¹I + Φ diag(d)⁻¹Φᵀ): the exact evidence of y = Φθ + ε with θ ~ N(0, diag(d)⁻¹),
-// ε ~ N(0, τ⁻¹I), in data space (an N×N LLT; the library works in parameter space).
-double exact_log_evidence(const MatrixXd& Phi, const VectorXd& y, const VectorXd& d, double tau) {
-  const Eigen::Index n = Phi.rows();
-  const MatrixXd C =
-      MatrixXd::Identity(n, n) / tau + Phi * d.cwiseInverse().asDiagonal() * Phi.transpose();
-  const Eigen::LLT<MatrixXd> llt(C);
-  const double logdet = 2.0 * MatrixXd(llt.matrixL()).diagonal().array().log().sum();
-  return -0.5 *
-         (y.dot(llt.solve(y)) + logdet + static_cast<double>(n) * std::log(2.0 * std::numbers::pi));
-}
-
-// The (δ_b, τ) maximising the exact evidence: coordinate ascent in (log δ_b, log τ), each
-// coordinate by a Brent search on [−12, 12], sweeps until no coordinate moves by 1e-7 (Brent's own
-// tolerance is ≈3e-8 here).
-vi::EvidenceHyperparameters exact_maximiser(const MatrixXd& Phi, const VectorXd& y,
-                                            const std::vector<nn::Block>& blocks) {
-  const auto B = static_cast<Eigen::Index>(blocks.size());
-  VectorXd x = VectorXd::Zero(B + 1);
-  const auto evidence = [&](const VectorXd& v) {
-    const VectorXd d = vi::per_parameter_precisions(blocks, v.head(B).array().exp().matrix());
-    return exact_log_evidence(Phi, y, d, std::exp(v(B)));
-  };
-  int sweep = 0;
-  for (; sweep < 500; ++sweep) {
-    double moved = 0.0;
-    for (Eigen::Index c = 0; c <= B; ++c) {
-      const double before = x(c);
-      x(c) = brent_argmin(
-          [&](double t) {
-            VectorXd v = x;
-            v(c) = t;
-            return -evidence(v);
-          },
-          -12.0, 12.0);
-      moved = std::max(moved, std::abs(x(c) - before));
-    }
-    if (moved < 1e-7) break;
-  }
-  BOOST_TEST_MESSAGE("coordinate ascent: " << sweep + 1 << " sweeps");
-  BOOST_TEST(sweep < 500);
-  return {x.head(B).array().exp(), std::exp(x(B))};
 }
 
 void check_learned(const vi::EvidenceHyperparameters& learned,
