@@ -19,7 +19,16 @@
 //   δ_b = P_b / (‖μ_b‖² + tr Σ_b)                                  (optimal_prior_precisions),
 //   τ   = N·d / E_q[Σᵢ ‖yᵢ − fᵢ(θ)‖²]                              (optimal_noise_precision),
 //
-// for N examples of d outputs and P_b the size of block b. The expectation is by S Monte-Carlo
+// for N examples of d outputs and P_b the size of block b. With a Gamma prior Gam(a₀, b₀) on τ
+// and τ's own factor q(τ) in the variational family (Zhang, Sun, Duvenaud & Grosse 2018, "Noisy
+// Natural Gradient as Variational Inference", Appendix C.1, after Hernández-Lobato & Adams 2015,
+// PBP), the M-step for τ is the coordinate update q(τ) = Gam(a₀ + N·d/2, b₀ + ½E_q[Σᵢ‖yᵢ − fᵢ‖²])
+// and the weights then train with its mean
+//
+//   τ̄ = (a₀ + N·d/2) / (b₀ + ½E_q[Σᵢ‖yᵢ − fᵢ(θ)‖²])                (noise_prior_shape/_rate),
+//
+// which is N·d/E_q[…] for a₀ = b₀ = 0 (the default, no prior on τ); δ can be kept fixed
+// (learn_prior_precisions = false), as that protocol does. The expectation is by S Monte-Carlo
 // draws θₛ ~ q (EmpiricalBayesOptions::noise_samples, on a stream of its own), or, with S = 0, at
 // the mean plus the linearised (GLM) variance term, ‖y − f(μ)‖² + tr(Σ JᵀJ) with J the N·d×P
 // output Jacobian at μ: exact for a model linear in θ, an approximation otherwise. The E-step is
@@ -82,9 +91,15 @@ struct EmpiricalBayesOptions {
   // Updates happen after the epochs e > B with e a multiple of F, and only if training goes on
   // after them: the last phase always trains with the last (δ, τ).
   Eigen::Index burn_in = 0;
+  // Whether δ_b are learned; false keeps the options' δ for every block.
+  bool learn_prior_precisions = true;
   // Whether τ is learned (a model with an nn::GaussianFixedNoise likelihood, rebuilt as
   // Model(net, GaussianFixedNoise(τ, d), data); other models have no τ).
   bool learn_noise_precision = true;
+  // a₀, b₀ of a Gamma prior Gam(a₀, b₀) on τ (shape, rate; top of this file); 0 and 0: none.
+  // Zhang et al. 2018's regression protocol: 6 and 6.
+  double noise_prior_shape = 0.0;
+  double noise_prior_rate = 0.0;
   // S, draws θ ~ q for E_q[Σᵢ‖yᵢ − fᵢ(θ)‖²] at each update of τ; 0: the mean plus the GLM
   // variance term (exact for a model linear in θ; see the top of this file).
   int noise_samples = 16;
@@ -96,6 +111,11 @@ struct EmpiricalBayesOptions {
     detail::check_at_least(who, "frequency", frequency, 1);
     detail::check_at_least(who, "burn_in", burn_in, 0);
     detail::check_at_least(who, "noise_samples", noise_samples, 0);
+    for (const auto& [field, v] : {std::pair{"noise_prior_shape", noise_prior_shape},
+                                   std::pair{"noise_prior_rate", noise_prior_rate}})
+      if (!(v >= 0.0) || !std::isfinite(v))
+        throw std::invalid_argument(who + ": " + field + " must be >= 0 and finite, got " +
+                                    std::to_string(v));
   }
 };
 
@@ -274,10 +294,17 @@ EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
     if (!update || r.fit.status != FitStatus::finished) break;
     try {
       EvidenceHyperparameters h = r.hyperparameters;
-      h.prior_precisions = optimal_prior_precisions(r.fit.posterior, r.blocks);
-      if (learn_tau)
-        h.noise_precision = optimal_noise_precision(current, r.fit.posterior, eb.noise_samples,
-                                                    m_step_rng, ad::parallel_options(options.loop));
+      if (eb.learn_prior_precisions)
+        h.prior_precisions = optimal_prior_precisions(r.fit.posterior, r.blocks);
+      if (learn_tau) {
+        const double ml = optimal_noise_precision(current, r.fit.posterior, eb.noise_samples,
+                                                  m_step_rng, ad::parallel_options(options.loop));
+        // τ̄ = (a₀ + N·d/2)/(b₀ + ½E_q[r²]), with E_q[r²] = N·d/ml.
+        const double half_targets =
+            0.5 * static_cast<double>(model.num_examples() * g->output_dim());
+        h.noise_precision =
+            (eb.noise_prior_shape + half_targets) / (eb.noise_prior_rate + half_targets / ml);
+      }
       phase.prior =
           GaussianPrior(DiagonalGaussian(Eigen::VectorXd::Zero(model.num_params()),
                                          per_parameter_precisions(r.blocks, h.prior_precisions)));
