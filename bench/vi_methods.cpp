@@ -34,6 +34,13 @@
 //                            Cholesky (inference/laplace.hpp), at the initial θ of the fit
 //   VI/last_layer_laplace_H50  the last-layer Laplace of the same network at the same θ (P_S = 51,
 //                            inference/subnetwork_laplace.hpp): what it saves against the full one
+//   VI/evidence_step_H50     one step on the evidence's hyperparameters at that θ
+//                            (inference/evidence_hyperparameters.hpp): the exact gradient of log Z
+//                            in (log δ_b, log τ), a P×P Cholesky and its inverse factor (P = 751;
+//                            map_laplace --hyperparameters evidence takes 20 per update), the
+//                            curvature computed once beforehand
+//   VI/last_layer_evidence_H50  MacKay's fixed point of the last-layer approximation's evidence
+//                            over (δ, τ) (P_S = 51, vi::optimize_subnetwork_evidence)
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -267,6 +274,34 @@ void laplace_last_layer(benchmark::State& state) {
   state.counters["P"] = static_cast<double>(ps);
 }
 
+void evidence_step(benchmark::State& state) {
+  const Model& model = boston(50);
+  const FirstBatch fb = first_batch(model);
+  const vi::EvidenceTerms t = vi::evidence_terms(model, fb.theta);
+  const vi::EvidenceHyperparameters h{
+      Eigen::VectorXd::Constant(static_cast<Eigen::Index>(t.blocks.size()), kPriorPrecision),
+      kNoisePrecision};
+  for (auto _ : state) {
+    const vi::EvidenceGradient g = vi::evidence_gradient(t, h);
+    benchmark::DoNotOptimize(g.log_marginal_likelihood);
+  }
+  state.counters["P"] = static_cast<double>(model.num_params());
+}
+
+void last_layer_evidence(benchmark::State& state) {
+  const Model& model = boston(50);
+  const FirstBatch fb = first_batch(model);
+  const vi::SubnetworkLaplace la =
+      vi::last_layer_laplace(model, fb.theta, {.prior_precision = kPriorPrecision, .threads = 1});
+  int iterations = 0;
+  for (auto _ : state) {
+    const vi::SubnetworkEvidenceOptimum o = vi::optimize_subnetwork_evidence(la);
+    benchmark::DoNotOptimize(o.log_marginal_likelihood);
+    iterations = o.iterations;
+  }
+  state.counters["iterations"] = iterations;
+}
+
 void register_all() {
   const auto reg = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)
@@ -304,6 +339,8 @@ void register_all() {
   reg("VI/eigh_P151", eigh);
   reg("VI/laplace_ggn_H50", laplace_full);
   reg("VI/last_layer_laplace_H50", laplace_last_layer);
+  reg("VI/evidence_step_H50", evidence_step);
+  reg("VI/last_layer_evidence_H50", last_layer_evidence);
   for (const auto& [label, remedy] : {std::pair{"clip", vi::VonRemedy::clip_eigenvalues},
                                       std::pair{"damp", vi::VonRemedy::damp_step},
                                       std::pair{"ggn", vi::VonRemedy::ggn_fallback}}) {

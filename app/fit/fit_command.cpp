@@ -522,8 +522,11 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
         deltas += fmt::format("{}{} {:.4g}", b == 0 ? "" : ", ", h->blocks[b],
                               h->prior_precisions(static_cast<Eigen::Index>(b)));
       fmt::print(
-          "learned from the evidence (log evidence {:.6g}): prior precisions {}{}\n",
-          h->log_marginal_likelihood, deltas,
+          "learned {}: prior precisions {}{}\n",
+          std::isnan(h->log_marginal_likelihood)
+              ? std::string("by variational EM")
+              : fmt::format("from the evidence (log evidence {:.6g})", h->log_marginal_likelihood),
+          deltas,
           std::isnan(h->noise_precision)
               ? std::string()
               : fmt::format("; noise precision {:.6g} (standardised units)", h->noise_precision));

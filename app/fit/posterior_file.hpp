@@ -18,8 +18,9 @@
 //   low_rank, diagonal  (low rank) Λ = UUᵀ + diag(d): U's L columns, each [P], and d, [P]
 //   indices, precision  (subnetwork: the last-layer Laplace) S, the P_S positions in θ that are
 //                   Gaussian, and their precision Λ_S, [P_S][P_S]; θ outside S is the mean
-//   hyperparameters (--hyperparameters evidence only) {source: "evidence", prior_precisions:
-//                   {block: δ_b}, noise_precision: τ (regression), log_marginal_likelihood}: what
+//   hyperparameters (--hyperparameters evidence or noise) {source: "evidence" | "noise",
+//                   prior_precisions: {block: δ_b}, noise_precision: τ (regression),
+//                   log_marginal_likelihood (the Laplace methods)}: what
 //                   the fit learned, for the record (the precision and noise_precision hold them)
 // read_posterior_file checks every field and that q matches the network (P), and reports any
 // problem as an io::DataError naming the file and the field, like the CSV readers.
@@ -203,9 +204,9 @@ inline nlohmann::json posterior_json(const SavedPosterior& s) {
     nlohmann::json deltas = nlohmann::json::object();
     for (std::size_t b = 0; b < h->blocks.size(); ++b)
       deltas[h->blocks[b]] = h->prior_precisions(static_cast<Eigen::Index>(b));
-    j["hyperparameters"] = {{"source", "evidence"},
-                            {"prior_precisions", deltas},
-                            {"log_marginal_likelihood", h->log_marginal_likelihood}};
+    j["hyperparameters"] = {{"source", h->source}, {"prior_precisions", deltas}};
+    if (!std::isnan(h->log_marginal_likelihood))
+      j["hyperparameters"]["log_marginal_likelihood"] = h->log_marginal_likelihood;
     if (!std::isnan(h->noise_precision))
       j["hyperparameters"]["noise_precision"] = h->noise_precision;
   }

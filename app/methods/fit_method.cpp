@@ -1,6 +1,7 @@
 // fit_method (app/methods/fit_method.hpp): the method table's row that the settings name, set by
 // its `tool` mapping and run through vi::fit.
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -13,15 +14,12 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
   const MethodSettings& s = request.settings;
   const MethodInfo& method = tool_method(s.method);
   const std::string& name = method.name;
-  if (s.hyperparameters == HyperparameterSource::evidence && request.prior)
-    throw UsageError(
-        "--hyperparameters evidence learns an isotropic prior precision per block; it does not "
-        "take a --prior");
-  if (s.hyperparameters == HyperparameterSource::evidence && !method.laplace)
-    throw UsageError(
-        "--hyperparameters evidence is available for map_laplace and map_last_layer_laplace only, "
-        "not " +
-        name + " (their prior and noise precisions come from the Laplace evidence)");
+  if (s.hyperparameters != HyperparameterSource::settings && request.prior)
+    throw UsageError("--hyperparameters " +
+                     std::string(hyperparameters_setting_name(s.hyperparameters)) +
+                     " learns the prior N(0, diag δ_b) and τ of the data; it does not take a "
+                     "--prior");
+  check_hyperparameter_source(name, s.hyperparameters);
   if (method.last_layer && request.prior)
     throw UsageError(
         "map_last_layer_laplace takes the isotropic prior N(0, 1/δ) only, not a --prior");
@@ -40,17 +38,20 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
         o.learning_rate = {learning_rate_of(s)};
       row.tool(o, s);
       o.prior = request.prior;
-      if constexpr (std::is_same_v<Options, vi::MapOptions>)
-        if (row.info.last_layer) {
+      if constexpr (std::is_same_v<Options, vi::MapOptions>) {
+        if (row.info.last_layer)
           out = detail::fit_last_layer_laplace(model, o, request, rng);
-          return;
-        } else if (row.info.laplace) {
+        else if (row.info.laplace)
           out = s.hyperparameters == HyperparameterSource::evidence
                     ? detail::fit_evidence_laplace(model, o, request, rng)
                     : detail::fit_map_laplace(model, o, request, rng);
-          return;
-        }
-      out = detail::run_fit(model, o, request, rng, detail::AsIs{});
+        else
+          out = detail::run_fit(model, o, request, rng, detail::AsIs{});
+      } else {
+        out = s.hyperparameters != HyperparameterSource::settings
+                  ? detail::fit_empirical_bayes(model, o, request, rng)
+                  : detail::run_fit(model, o, request, rng, detail::AsIs{});
+      }
     }
   });
   return std::move(*out);

@@ -13,12 +13,14 @@
 namespace ngvi::app {
 
 struct LearnedHyperparameters {
+  std::string source = "evidence";   // --hyperparameters: "evidence" or "noise"
   std::vector<std::string> blocks;   // the parameter blocks' names ("dense0.weight", ...)
   std::vector<Eigen::Index> sizes;   // their parameter counts P_b
   Eigen::VectorXd prior_precisions;  // δ_b, one per block, in that order
   // τ, standardised units; NaN for a likelihood without one (classification).
   double noise_precision = std::numeric_limits<double>::quiet_NaN();
-  double log_marginal_likelihood = 0.0;  // the Laplace evidence at θ*, δ_b and τ
+  // The Laplace evidence at θ*, δ_b and τ; NaN for a VI method (variational EM, no evidence).
+  double log_marginal_likelihood = 0.0;
 };
 
 }  // namespace ngvi::app

@@ -21,6 +21,7 @@
 #include <app/methods/fit_method.hpp>
 #include <io/checkpoint_file.hpp>
 
+#include <inference/empirical_bayes.hpp>
 #include <inference/evidence_hyperparameters.hpp>
 #include <inference/fit.hpp>
 #include <inference/laplace.hpp>
@@ -306,6 +307,57 @@ FitOutcome fit_last_layer_laplace(const Model& model, const vi::MapOptions& o,
     out.ok = false;
     out.message = ex.what();
   }
+  return out;
+}
+
+// A VI method with --hyperparameters evidence or noise: vi::fit_with_empirical_bayes (variational
+// EM, inference/empirical_bayes.hpp) with the options `o`. After every F = epochs/20 epochs past
+// the first quarter, as fit_evidence_laplace's updates: `evidence` sets δ_b = P_b/(‖μ_b‖² + tr Σ_b)
+// per parameter block and τ = N·d/E_q[Σ‖yᵢ − fᵢ‖²] (16 draws from q); `noise` keeps δ and sets
+// τ to the mean of q(τ) = Gam(6 + N·d/2, 6 + ½E_q[…]) (Zhang et al. 2018, Appendix C.1). The
+// epoch hook sees q on the way. A checkpoint file would not hold δ and τ, so neither --checkpoint
+// nor --resume is taken (UsageError). Cost: the method's fit, plus per update q's marginal
+// variances and 16 full-data losses.
+template <class Model, class Options>
+FitOutcome fit_empirical_bayes(const Model& model, const Options& o, const FitRequest& request,
+                               vi::Rng& rng) {
+  const HyperparameterSource source = request.settings.hyperparameters;
+  if (request.resume || !request.checkpoint.empty())
+    throw UsageError(std::string("--hyperparameters ") + hyperparameters_setting_name(source) +
+                     " does not write or resume checkpoints (they would not hold the learned δ "
+                     "and τ)");
+  vi::EmpiricalBayesOptions eb;
+  eb.frequency = std::max<Eigen::Index>(1, o.loop.epochs / 20);
+  eb.burn_in = o.loop.epochs / 4;
+  if (source == HyperparameterSource::noise) {
+    eb.learn_prior_precisions = false;
+    eb.noise_prior_shape = 6.0;
+    eb.noise_prior_rate = 6.0;
+  }
+  const Eigen::Index m = o.loop.minibatch > 0 ? o.loop.minibatch : model.num_examples();
+  const auto t0 = std::chrono::steady_clock::now();
+  FitOutcome out;
+  try {
+    EpochReporter<AsIs> reporter{request, (model.num_examples() + m - 1) / m, AsIs{}};
+    auto r = vi::fit_with_empirical_bayes(model, o, eb, rng, reporter);
+    out.ok = r.fit.ok();
+    out.message = r.fit.message;
+    out.posterior = AnyPosterior(std::move(r.fit.posterior));
+    LearnedHyperparameters h;
+    h.source = hyperparameters_setting_name(source);
+    for (const nn::Block& b : r.blocks) {
+      h.blocks.push_back(b.name);
+      h.sizes.push_back(b.size());
+    }
+    h.prior_precisions = r.hyperparameters.prior_precisions;
+    h.noise_precision = r.hyperparameters.noise_precision;
+    h.log_marginal_likelihood = std::numeric_limits<double>::quiet_NaN();
+    if (out.ok) out.hyperparameters = std::move(h);
+  } catch (const std::exception& e) {
+    out.ok = false;
+    out.message = e.what();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 

@@ -29,7 +29,9 @@ constexpr std::pair<const char*, vi::VognCurvature> vogn_curvatures[] = {
     {"ggn", vi::VognCurvature::ggn},
     {"mc-fisher", vi::VognCurvature::mc_fisher}};
 constexpr std::pair<const char*, HyperparameterSource> hyperparameter_sources[] = {
-    {"settings", HyperparameterSource::settings}, {"evidence", HyperparameterSource::evidence}};
+    {"settings", HyperparameterSource::settings},
+    {"evidence", HyperparameterSource::evidence},
+    {"noise", HyperparameterSource::noise}};
 
 template <class E, std::size_t K>
 const char* spelling(const std::pair<const char*, E> (&choices)[K], E e) {
@@ -121,14 +123,27 @@ const char* hyperparameters_setting_name(HyperparameterSource h) {
   return spelling(hyperparameter_sources, h);
 }
 
+void check_hyperparameter_source(const std::string& method, HyperparameterSource source) {
+  const MethodInfo& m = tool_method(method);
+  if (source == HyperparameterSource::settings) return;
+  if (m.name == "map")
+    throw UsageError(std::string("--hyperparameters ") + hyperparameters_setting_name(source) +
+                     " is not available for map (a point estimate has no evidence); use "
+                     "map_laplace");
+  if (source == HyperparameterSource::noise && m.laplace)
+    throw UsageError("--hyperparameters noise is for the VI methods, not " + m.name +
+                     " (use --hyperparameters evidence)");
+}
+
 void add_hyperparameters_option(CLI::App& cmd, MethodSettings& s, const std::string& help) {
   add_choice_option(cmd, "--hyperparameters", s.hyperparameters, hyperparameter_sources,
                     "where the prior and noise precisions come from: settings (" + help +
-                        "), or evidence (map_laplace: learned during the one fit by the "
-                        "gradient of the Laplace evidence, Immer et al. 2021 -- a prior "
-                        "precision per parameter block and the noise precision; "
-                        "map_last_layer_laplace: MacKay's fixed point of its evidence after the "
-                        "fit)");
+                        "), evidence (learned during the one fit: map_laplace by the gradient of "
+                        "the Laplace evidence, Immer et al. 2021 -- a prior precision per "
+                        "parameter block and the noise precision; map_last_layer_laplace: "
+                        "MacKay's fixed point of its evidence after the fit; the VI methods by "
+                        "variational EM), or noise (VI methods: the noise precision alone, with "
+                        "a Gamma(6, 6) prior, as Zhang et al. 2018's protocol)");
 }
 
 void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {

@@ -28,10 +28,15 @@ enum class HyperparameterSource {
   // As set: `ngvi fit`'s --prior-precision and --noise-precision; `ngvi uci`'s search
   // (cross-validation, or map_laplace's search of the evidence over δ/τ).
   settings,
-  // Learned during the one fit by the gradient of the Laplace-GGN evidence (Immer et al. 2021),
-  // a δ per parameter block and τ (map_laplace); for map_last_layer_laplace, δ and τ at MacKay's
-  // fixed point of its evidence after the fit.
+  // Learned during the one fit from the evidence: for map_laplace by the gradient of the
+  // Laplace-GGN evidence (Immer et al. 2021), a δ per parameter block and τ; for
+  // map_last_layer_laplace δ and τ at MacKay's fixed point of its evidence after the fit; for the
+  // VI methods δ per block and τ by variational EM every epochs/20 epochs after the first quarter
+  // (inference/empirical_bayes.hpp).
   evidence,
+  // The VI methods only: τ alone, with a Gamma(6, 6) prior and q(τ) updated by variational EM as
+  // `evidence` does, δ as set: the regression protocol of Zhang et al. 2018 (Appendix C.1).
+  noise,
 };
 
 struct MethodSettings {
@@ -96,6 +101,9 @@ void add_vogn_curvature_option(CLI::App& cmd, MethodSettings& s);
 // says what `settings` means for the command.
 void add_hyperparameters_option(CLI::App& cmd, MethodSettings& s, const std::string& help);
 const char* hyperparameters_setting_name(HyperparameterSource h);
+// Throws UsageError unless `source` is available for the tool's method called `method`: not for
+// map (a point estimate has no evidence), `noise` not for the Laplace methods.
+void check_hyperparameter_source(const std::string& method, HyperparameterSource source);
 
 // Adds --minibatch (its help: `minibatch_help`), --learning-rate, --von-remedy, --vogn-curvature
 // and --slang-rank to `cmd`, storing into s: the step settings every fitting subcommand takes.

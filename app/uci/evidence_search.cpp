@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <app/methods/fit_method.hpp>
+#include <app/methods/method_info.hpp>
 #include <app/methods/predict.hpp>
 #include <app/uci/evidence_search.hpp>
 #include <app/uci/split_fits.hpp>
@@ -205,7 +206,7 @@ SplitResult evidence_gradient_fit(const UciProtocolOptions& o, const io::UciSpli
   };
   PredictOptions po;
   po.samples = o.test_samples;
-  po.linearised = true;
+  po.linearised = tool_method(o.method.method).laplace;
   score_ensemble(o, data, split, hidden, po, fit_member, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

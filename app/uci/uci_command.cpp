@@ -121,9 +121,14 @@ void print_split_lines(const UciRun& run) {
     if (r.ok && !r.blocks.empty())  // --hyperparameters evidence: learned in the one fit
       fmt::print(
           "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}, δ {:.3g} over {} blocks, {} epochs, "
-          "learned from the evidence, log evidence {:.3f}; {:.2f} s)\n",
+          "{}; {:.2f} s)\n",
           r.split, r.rmse, r.log_likelihood, r.noise_precision, r.prior_precision, r.blocks.size(),
-          r.epochs, r.log_marginal_likelihood, r.seconds);
+          r.epochs,
+          std::isnan(r.log_marginal_likelihood)
+              ? std::string("learned by variational EM")
+              : fmt::format("learned from the evidence, log evidence {:.3f}",
+                            r.log_marginal_likelihood),
+          r.seconds);
     else if (r.ok && r.tuning.empty())  // --validation-folds 0: nothing was scored before the test
       fmt::print(
           "  split {:>2}: RMSE {:.3f}  LL {:.3f}  (τ {:.3g}{}, δ {:.3g}, {} epochs, not tuned; "
@@ -177,11 +182,13 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
       if (opt.protocol.likelihood == RegressionLikelihood::student_t && method.laplace)
         throw UsageError("--likelihood student-t is not available for --method " + method.name +
                          " (its evidence search and linearised predictive are Gaussian)");
-      if (opt.protocol.method.hyperparameters == HyperparameterSource::evidence && !method.laplace)
+      check_hyperparameter_source(method.name, opt.protocol.method.hyperparameters);
+      if (opt.protocol.likelihood == RegressionLikelihood::student_t &&
+          opt.protocol.method.hyperparameters != HyperparameterSource::settings)
         throw UsageError(
-            "--hyperparameters evidence is available for --method map_laplace and "
-            "map_last_layer_laplace only, not " +
-            method.name + " (it learns δ and τ from the Laplace evidence)");
+            "--likelihood student-t is not available with --hyperparameters " +
+            std::string(hyperparameters_setting_name(opt.protocol.method.hyperparameters)) +
+            " (it learns a Gaussian likelihood's τ)");
       methods.push_back(method.name);
     }
     data = load_uci_data(opt.protocol);
@@ -210,20 +217,27 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
   if (!ranks.leader()) return all_ok ? exit_code::ok : exit_code::failed;
   const UciRun& first = runs.front();
   const std::size_t n_splits = first.splits.size();
-  fmt::print(
-      "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
-      "± standard error over splits.\n{} (map_laplace, map_last_layer_laplace: τ and δ by the "
-      "Laplace "
-      "evidence on the "
-      "training set{}); seed {}.\n\n",
-      first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units,
-      opt.protocol.validation_folds == 0
-          ? fmt::format("Hyperparameters: NOT tuned: τ = {:g}, δ = {:g} and all the epochs on "
-                        "every split",
-                        opt.protocol.initial_noise_precision, opt.protocol.method.prior_precision)
+  const HyperparameterSource source = opt.protocol.method.hyperparameters;
+  const std::string tuning =
+      source == HyperparameterSource::evidence
+          ? "Hyperparameters: τ and a δ per parameter block learned during each split's one fit "
+            "on its training set (map_laplace: by the evidence's gradient; "
+            "map_last_layer_laplace: MacKay's fixed point of its evidence after it; VI: by "
+            "variational EM); median δ: their parameter-weighted geometric mean"
+      : source == HyperparameterSource::noise
+          ? fmt::format(
+                "Hyperparameters: τ learned during each split's one fit by variational EM with a "
+                "Gamma(6, 6) prior (Zhang et al. 2018's protocol); δ = {:g} and all the epochs",
+                opt.protocol.method.prior_precision)
+      : opt.protocol.validation_folds == 0
+          ? fmt::format(
+                "Hyperparameters: NOT tuned: τ = {:g}, δ = {:g} and all the epochs on "
+                "every split",
+                opt.protocol.initial_noise_precision, opt.protocol.method.prior_precision)
           : fmt::format(
                 "Hyperparameters: τ (noise precision), {}δ (prior precision) and epochs chosen "
-                "per split {} of its training set",
+                "per split {} of its training set (map_laplace, map_last_layer_laplace: τ and δ "
+                "by the Laplace evidence on the training set)",
                 opt.protocol.likelihood == RegressionLikelihood::student_t
                     ? "ν (Student-t degrees of freedom), "
                     : "",
@@ -231,11 +245,11 @@ int run(const UciCommandOptions& opt, const Ranks& ranks) {
                     ? fmt::format("by {}-fold cross-validation", opt.protocol.validation_folds)
                     : fmt::format("on an inner {:.0f}/{:.0f} validation split",
                                   100 * (1 - opt.protocol.validation_fraction),
-                                  100 * opt.protocol.validation_fraction)),
-      opt.protocol.method.hyperparameters == HyperparameterSource::evidence
-          ? ", learned during its one fit by the evidence's gradient, a δ per parameter block; "
-            "median δ: their parameter-weighted geometric mean"
-          : "",
+                                  100 * opt.protocol.validation_fraction));
+  fmt::print(
+      "UCI regression: {}, {} split{}, {}-{}-1 ReLU network; test metrics in original units, mean "
+      "± standard error over splits.\n{}; seed {}.\n\n",
+      first.dataset, n_splits, n_splits == 1 ? "" : "s", first.inputs, first.hidden_units, tuning,
       opt.common.seed);
   fmt::print("{:<34} {:>16} {:>17} {:>10} {:>9} {:>8} {:>9}\n", "method", "test RMSE", "test LL",
              "median τ", "median δ", "epochs", "seconds");

@@ -102,13 +102,7 @@ UciData load_uci_data(const UciProtocolOptions& o) {
 
 UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int part, int parts) {
   validate(o);
-  const std::string who = "ngvi::app::run_uci_protocol: ";
-  if (o.method.hyperparameters == HyperparameterSource::evidence &&
-      !tool_method(o.method.method).laplace)
-    throw std::invalid_argument(who +
-                                "hyperparameters from the evidence are available for "
-                                "map_laplace and map_last_layer_laplace only, not " +
-                                o.method.method);
+  check_hyperparameter_source(o.method.method, o.method.hyperparameters);
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("ngvi::app::run_uci_protocol: part " + std::to_string(part) +
                                 " of " + std::to_string(parts) + " does not exist");
@@ -125,12 +119,12 @@ UciRun run_uci_protocol(const UciProtocolOptions& o, const UciData& data, int pa
     for (int i = r.begin(); i < r.end(); ++i) {
       const int s = mine[static_cast<std::size_t>(i)];
       const io::UciSplit& split = data.splits[static_cast<std::size_t>(s)];
+      const bool learned = o.method.hyperparameters != HyperparameterSource::settings;
       run.splits[static_cast<std::size_t>(i)] =
-          !tool_method(o.method.method).laplace
-              ? cross_validation_search(o, split, s, run.hidden_units)
-          : o.method.hyperparameters == HyperparameterSource::evidence
-              ? evidence_gradient_fit(o, split, s, run.hidden_units)
-              : evidence_search(o, split, s, run.hidden_units);
+          learned ? evidence_gradient_fit(o, split, s, run.hidden_units)
+          : tool_method(o.method.method).laplace
+              ? evidence_search(o, split, s, run.hidden_units)
+              : cross_validation_search(o, split, s, run.hidden_units);
     }
   });
   summarise_uci_run(run);
