@@ -802,16 +802,21 @@ void continual_figure(const ProblemRecord& p, Builder& b) {
              900,
              480};
   bool clipped = false;
+  double top = continual_plot_floor + 1.0;
   for (const ContinualRun& r : c.runs) {
     std::vector<double> x, y;
     for (std::size_t t = 0; t < r.test_log_likelihood.size(); ++t) {
       x.push_back(static_cast<double>(t + 1));
       y.push_back(r.test_log_likelihood[t][0]);
       clipped = clipped || y.back() < continual_plot_floor;
+      if (std::isfinite(y.back())) top = std::max(top, y.back());
     }
     lp.series.push_back({r.label, x, y, plot::Style::lines_points, continual_color(r)});
   }
-  if (clipped) lp.axes.y_min = continual_plot_floor;
+  if (clipped) {
+    lp.axes.y_min = continual_plot_floor;
+    lp.axes.y_max = top + 0.05 * (top - continual_plot_floor);
+  }
   b.add(p.name + "_continual_task1", lp,
         fmt::format("Continual learning ({}): the test log-likelihood of task 1 under each "
                     "method's posterior after it has fitted tasks 1 to t, each stage starting "
