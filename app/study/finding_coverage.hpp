@@ -105,6 +105,11 @@ inline std::vector<FindingNotEvaluated> findings_not_evaluated(
        "mean-field VI underestimates in-between uncertainty (Foong et al. 2019)",
        "a claim about the built-in gap problem's gap in the inputs; a user's problem has none "
        "marked");
+  need(has("the carried prior keeps the first task"),
+       "continual learning: a posterior carried forward as the next task's prior keeps the first "
+       "task (Nguyen, Li, Bui & Turner 2018)",
+       "a study of its own sequence of tasks, run beside the built-in gap problem; a user's "
+       "problem is one data set");
   need(has("reaches the exact posterior"),
        "check: VON and full VOGN reach the exact posterior, the diagonal ones the mean-field "
        "optimum",

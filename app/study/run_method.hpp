@@ -4,7 +4,8 @@
 // Included ONLY by the method suite (method_suite.cpp, method_suites.hpp): everything here
 // instantiates vi::fit, the curvature drivers and the predictive for the study's model type.
 // (hmc_reference.cpp includes it too, for the measuring helpers of `detail` alone; it instantiates
-// no fit.)
+// no fit. So does continual_study.cpp, for detail::test_metrics; it calls vi::fit itself, in the
+// same unit as the suite.)
 //   StudyTracker          on each history row: the test log-likelihood and RMSE or accuracy of
 //                         the current q (Monte Carlo, from its own generator so that measuring
 //                         never changes the training draws), and the method's running

@@ -778,6 +778,95 @@ report::Table remedy_table(const ProblemSeeds& ps) {
   return t;
 }
 
+// The colour of a continual run: its method's, but the no-prior control's own.
+std::string continual_color(const ContinualRun& r) {
+  return r.method == "vogn_full_ggn_no_prior" ? std::string("#393b79")
+                                              : method_info(r.method).color;
+}
+
+// The lowest task-1 log-likelihood the continual figure shows: a forgotten task's can be
+// hundreds of nats per example below the others, which would flatten every other curve.
+constexpr double continual_plot_floor = -20.0;
+
+// Task 1's test log-likelihood after each stage of the continual study, per method (the base
+// seed's run).
+void continual_figure(const ProblemRecord& p, Builder& b) {
+  if (!p.continual || p.continual->runs.empty()) return;
+  const ContinualStudy& c = *p.continual;
+  plot::LinePlot lp;
+  lp.axes = {"Continual learning: task 1 after each task",
+             "tasks fitted so far",
+             "task 1 test log-likelihood (nats per example)",
+             false,
+             false,
+             900,
+             480};
+  bool clipped = false;
+  double top = continual_plot_floor + 1.0;
+  for (const ContinualRun& r : c.runs) {
+    std::vector<double> x, y;
+    for (std::size_t t = 0; t < r.test_log_likelihood.size(); ++t) {
+      x.push_back(static_cast<double>(t + 1));
+      y.push_back(r.test_log_likelihood[t][0]);
+      clipped = clipped || y.back() < continual_plot_floor;
+      if (std::isfinite(y.back())) top = std::max(top, y.back());
+    }
+    lp.series.push_back({r.label, x, y, plot::Style::lines_points, continual_color(r)});
+  }
+  if (clipped) {
+    lp.axes.y_min = continual_plot_floor;
+    lp.axes.y_max = top + 0.05 * (top - continual_plot_floor);
+  }
+  b.add(p.name + "_continual_task1", lp,
+        fmt::format("Continual learning ({}): the test log-likelihood of task 1 under each "
+                    "method's posterior after it has fitted tasks 1 to t, each stage starting "
+                    "from the previous one's mean. The methods with the prior carried fit task t "
+                    "with the posterior after task t − 1 as its prior (Nguyen, Li, Bui & Turner "
+                    "2018); MAP and the no-prior control use N(0, δ⁻¹I) at every stage.{}",
+                    c.description,
+                    clipped ? fmt::format(" Values below {} are clipped.", continual_plot_floor)
+                            : std::string()));
+}
+
+// Every task's test log-likelihood and RMSE after the last stage of the continual study, per
+// method, mean ± sd over the seeds.
+report::Table continual_table(const ProblemSeeds& ps) {
+  const ContinualStudy& c = *ps.base().continual;
+  const std::size_t tasks = c.intervals.size();
+  report::Table t;
+  t.caption = fmt::format(
+      "Continual learning ({}): each task's test log-likelihood (nats per example) and RMSE "
+      "after the last task, under each method's final posterior{} (a stage that did not finish "
+      "leaves its seed out)",
+      c.description,
+      ps.runs.size() > 1 ? fmt::format(", mean ± sd over {} seeds", ps.runs.size()) : "");
+  t.header = {"method", "stages finished (seeds)"};
+  for (std::size_t j = 0; j < tasks; ++j)
+    t.header.push_back(fmt::format("task {} test log-lik.", j + 1));
+  for (std::size_t j = 0; j < tasks; ++j) t.header.push_back(fmt::format("task {} RMSE", j + 1));
+  for (std::size_t k = 0; k < c.runs.size(); ++k) {
+    int finished = 0;
+    std::vector<std::vector<double>> ll(tasks), rmse(tasks);
+    for (const ProblemRecord& r : ps.runs) {
+      if (!r.continual || k >= r.continual->runs.size()) continue;
+      const ContinualRun& x = r.continual->runs[k];
+      bool all = x.status.size() == tasks;
+      for (const std::string& st : x.status) all = all && st == "finished";
+      finished += all ? 1 : 0;
+      for (std::size_t j = 0; j < tasks; ++j) {
+        ll[j].push_back(x.test_log_likelihood.back()[j]);
+        rmse[j].push_back(x.test_rmse.back()[j]);
+      }
+    }
+    std::vector<std::string> row = {c.runs[k].label,
+                                    fmt::format("{} of {}", finished, ps.runs.size())};
+    for (std::size_t j = 0; j < tasks; ++j) row.push_back(mean_sd(ll[j]));
+    for (std::size_t j = 0; j < tasks; ++j) row.push_back(mean_sd(rmse[j], "{:.3g}"));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 // What each Hessian approximation does to the posterior N(θ, (A + δI)⁻¹) at the first and the
 // last point of the MAP run (approximation_posterior.hpp), mean ± sd over the seeds where the
 // exact Hessian's H + δI is positive definite there.
@@ -846,6 +935,7 @@ std::string verdict_figure(const StudyVerdict& v, const ProblemRecord& p) {
   if (has("‖A − H‖_F") || has("relative Frobenius error")) return p.name + "_approximation_error";
   if (has("from h₀")) return p.name + "_running_scale";
   if (has("on log S")) return p.name + "_sample_size";
+  if (has("task 1's test log-likelihood")) return p.name + "_continual_task1";
   if (has("diag h") || has("relative error of the diagonal")) return p.name + "_running_curvature";
   if (has("ELBO")) return p.name + "_elbo_iterations";
   if (has("exact posterior") || has("mean-field optimum")) {
@@ -1103,6 +1193,7 @@ report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
   } else if (!p.hmc_absent.empty()) {
     s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
   }
+  if (p.continual) s.blocks.push_back(continual_table(ps));
   if (!p.curvature_absent.empty())
     s.blocks.push_back(report::Paragraph{"Curvature analyses against the exact Hessian: none — " +
                                          p.curvature_absent + "."});
@@ -1117,6 +1208,7 @@ report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
   convergence_figures(p, b);
   marginal_figures(p, b);
   sample_size_figure(p, b);
+  continual_figure(p, b);
   predictive_figures(p, b);
   test_predictive_figures(p, b);
   approximation_figures(p, b);

@@ -166,6 +166,28 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
                                  {"test_log_likelihood", r.test_log_likelihood},
                                  {"hmc_scores", hmc_scores_json(r.hmc_scores)}});
   }
+  j["continual_study"] = nullptr;
+  if (p.continual) {
+    const ContinualStudy& c = *p.continual;
+    json tasks = json::array();
+    for (const auto& [low, high] : c.intervals) tasks.push_back({{"low", low}, {"high", high}});
+    json runs = json::array();
+    for (const ContinualRun& r : c.runs)
+      runs.push_back({{"method", r.method},
+                      {"label", r.label},
+                      {"carried_prior", r.carried_prior},
+                      {"status", r.status},
+                      {"test_log_likelihood", r.test_log_likelihood},
+                      {"test_rmse", r.test_rmse},
+                      {"posterior", {{"mean", vec(r.mean)}, {"sd", vec(r.sd)}}}});
+    j["continual_study"] = {{"description", c.description},
+                            {"tasks", tasks},
+                            {"examples", c.examples},
+                            {"test_examples", c.test_examples},
+                            {"epochs", c.epochs},
+                            {"minibatch", c.minibatch},
+                            {"runs", runs}};
+  }
   j["hmc_reference"] = nullptr;
   if (p.hmc) {
     const HmcReference& h = *p.hmc;

@@ -11,6 +11,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <app/study/continual_study.hpp>
 #include <app/study/fit_health.hpp>
 #include <app/study/gaussian_kl.hpp>
 #include <app/study/hmc_reference.hpp>
@@ -168,6 +169,21 @@ std::vector<double> linspace(double a, double b, Eigen::Index n) {
   return v;
 }
 
+// The continual-learning study's setup (continual_study.hpp) beside the gap problem `gap`: its
+// network, prior δ, step sizes and predictive draws, the seed's tasks of 40 training examples,
+// and per stage 150 epochs in minibatches of 20 (300 steps; --quick 20 epochs).
+ContinualSetup continual_setup(const ProblemSetup& gap, const StudySettings& st) {
+  ContinualSetup c;
+  c.tasks = moving_sine_tasks(st.seed, 40, 100);
+  c.loop = loop_for(scaled(st, 150, 20), 20, 40, 1, st);
+  c.loop.history_every = c.loop.epochs * 2;  // one history row, at the end
+  c.prior_precision = gap.prior_precision;
+  c.steps = gap.steps;
+  c.seed = st.seed;
+  c.predictive_samples = gap.final_predictive_samples;
+  return c;
+}
+
 ProblemRecord regression_1d_gap(const StudySettings& st) {
   vi::problems::Regression1dGapOptions po;
   po.seed = st.seed;
@@ -204,6 +220,7 @@ ProblemRecord regression_1d_gap(const StudySettings& st) {
   // VON's other remedies on this problem alone: four more full-covariance VON fits per seed are
   // about a fifth of the study's time here, and would be as much again on two moons.
   if (r.hmc) add_remedy_runs(s, r);
+  r.continual = run_continual_study(continual_setup(s, st));
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -168,6 +169,34 @@ struct RemedyRun {
   std::optional<HmcScores> hmc_scores;  // absent when the fit did not finish
 };
 
+// One method fitted to a sequence of tasks, task 1, then task 2, …, each stage starting from the
+// previous stage's mean (continual_study.hpp): with the previous stage's posterior as the next
+// stage's prior (carried_prior) or with the isotropic prior N(0, δ⁻¹I) at every stage.
+struct ContinualRun {
+  std::string method;  // the method table's row ("map", "vogn_full_ggn", …)
+  std::string label;   // for the report: the row's label, and whether the prior is carried
+  bool carried_prior = false;
+  std::vector<std::string> status;  // vi::FitStatus of each stage, as text
+  // test_log_likelihood[t][j]: task j's test log-likelihood (nats per example) under the
+  // posterior after stage t (t, j = 0 … T − 1), the study's Monte-Carlo predictive (MAP: its
+  // plug-in predictive); test_rmse[t][j] likewise. NaN after a stage that did not finish.
+  std::vector<std::vector<double>> test_log_likelihood, test_rmse;
+  // The final posterior: mean and marginal sds, and the full covariance where P ≤
+  // small_problem_parameters (empty elsewhere and for MAP's point mass).
+  Eigen::VectorXd mean, sd;
+  Eigen::MatrixXd covariance;
+};
+
+// The continual-learning study of one seed (continual_study.hpp): the tasks and every method's
+// sequence of fits on them.
+struct ContinualStudy {
+  std::string description;                           // the tasks and the network, one line
+  std::vector<std::pair<double, double>> intervals;  // task t's input interval
+  std::int64_t examples = 0, test_examples = 0;      // per task
+  std::int64_t epochs = 0, minibatch = 0;            // per stage
+  std::vector<ContinualRun> runs;
+};
+
 // An exact posterior to compare the methods with: closed form (Bayesian linear regression) or
 // quadrature on a grid (2-D logistic regression).
 struct ReferencePosterior {
@@ -257,6 +286,8 @@ struct ProblemRecord {
   // VON with each remedy for an indefinite Hessian, scored against the HMC reference: the gap
   // problem only (empty elsewhere).
   std::vector<RemedyRun> remedy_runs;
+  // The continual-learning study (continual_study.hpp): the gap problem only (empty elsewhere).
+  std::optional<ContinualStudy> continual;
 };
 
 }  // namespace ngvi::app::study

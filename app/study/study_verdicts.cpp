@@ -27,6 +27,7 @@ constexpr const char* mean_field_citation =
     "Bishop 2006 (§10.1.2); Blei, Kucukelbir & McAuliffe 2017";
 constexpr const char* foong = "Foong, Li, Hernández-Lobato & Turner 2019";
 constexpr const char* khan_rue = "Khan et al. 2018; Khan & Rue 2023";
+constexpr const char* nguyen = "Nguyen, Li, Bui & Turner 2018";
 constexpr const char* kfac_claim =
     "noisy K-FAC's posterior is closer to the full-covariance VI optimum than noisy Adam's (Zhang, "
     "Sun, Duvenaud & Grosse 2018)";
@@ -536,6 +537,56 @@ void remedy_verdict(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
       "", khan));
 }
 
+// "The carried prior keeps the first task" (continual_study.hpp): task 1's test log-likelihood
+// after the last task, full VOGN (GGN) with the carried prior against MAP and against the same
+// VOGN without it.
+void continual_verdicts(const ProblemRecord& p, std::vector<StudyVerdict>& out) {
+  if (!p.continual || p.continual->intervals.empty()) return;
+  const ContinualStudy& c = *p.continual;
+  auto find = [&](const std::string& key) -> const ContinualRun* {
+    for (const ContinualRun& r : c.runs)
+      if (r.method == key) return &r;
+    return nullptr;
+  };
+  // "a, b, c" of task 1 after each stage (— after a stage that did not finish).
+  auto task1 = [](const ContinualRun& r) {
+    std::string text;
+    for (std::size_t t = 0; t < r.test_log_likelihood.size(); ++t)
+      text += fmt::format("{}{:.3g}", t == 0 ? "" : ", ", r.test_log_likelihood[t][0]);
+    return text;
+  };
+  const ContinualRun* carried = find("vogn_full_ggn");
+  if (!carried) return;
+  const std::size_t last = c.intervals.size() - 1;
+  const std::pair<const char*, const char*> controls[] = {
+      {"map", "MAP with the isotropic prior N(0, δ⁻¹I) at every task"},
+      {"vogn_full_ggn_no_prior",
+       "the same VOGN with the isotropic prior at every task (the carried prior alone)"}};
+  for (const auto& [key, what] : controls) {
+    const ContinualRun* control = find(key);
+    if (!control) continue;
+    const double a = carried->test_log_likelihood[last][0];
+    const double b = control->test_log_likelihood[last][0];
+    const ClaimRule rule{0.0, true, continual_log_likelihood_margin};
+    out.push_back(seed_verdict(
+        p,
+        fmt::format("continual learning: the carried prior keeps the first task — after {} tasks, "
+                    "full VOGN (GGN) with each task's posterior as the next one's prior has a "
+                    "higher task-1 test log-likelihood than {}",
+                    c.intervals.size(), what),
+        ClaimKind::finding,
+        fmt::format("task 1's test log-likelihood after the last task (nats per example), VOGN "
+                    "(GGN, full) with the carried prior − {}",
+                    key == std::string("map") ? "MAP" : "VOGN (GGN, full) without it"),
+        rule, a - b, rule.margin,
+        fmt::format("task 1's test log-likelihood after tasks 1, …, {}: VOGN (GGN, full) with "
+                    "the carried prior {}; {} {}; difference after the last {:.3g} ({})",
+                    c.intervals.size(), task1(*carried), control->label, task1(*control), a - b,
+                    c.description),
+        std::string(), nguyen));
+  }
+}
+
 std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& p) {
   std::vector<StudyVerdict> out;
   exact_posterior_verdicts(p, out);
@@ -547,6 +598,7 @@ std::vector<StudyVerdict> seed_verdicts(const ProblemRecord& p) {
   kfac_verdict(p, out);
   hmc_verdicts(p, out);
   remedy_verdict(p, out);
+  continual_verdicts(p, out);
   return out;
 }
 

@@ -58,6 +58,12 @@
 //     the share of the run's steps that VON with remedy = fail completes, below
 //     von_fail_share_threshold — on the gap problem (the refits are costly), whose evidence
 //     gives every remedy's effect on the posterior against it (RemedyRun, study_records.hpp);
+//   * a Gaussian posterior carried forward as the next task's prior keeps the first task of a
+//     sequence (Nguyen, Li, Bui & Turner 2018, Variational Continual Learning), on the continual
+//     study run beside the gap problem (continual_study.hpp): task 1's test log-likelihood after
+//     the last task, full VOGN (GGN) with the carried prior − MAP with the isotropic prior at every
+//     stage, and − the same VOGN with the isotropic prior at every stage (the prior alone), each
+//     above 0 by more than continual_log_likelihood_margin;
 // Checks:
 //   * VON (full) and full VOGN with the GGN reach the exact posterior of the conjugate problem,
 //     diagonal VON and diagonal VOGN with the GGN its mean-field optimum (mean and standard
@@ -148,6 +154,13 @@ inline constexpr double sample_size_slope_margin = 0.05;
 // the ratio of their distances must exceed 0 by more than 0.2 (noisy Adam's distance more than
 // e^0.2 ≈ 1.22 times noisy K-FAC's) to confirm, and lie below −0.2 to refute.
 inline constexpr double kfac_distance_log_ratio_margin = 0.2;
+
+// "The carried prior keeps the first task", fixed before the run: task 1's test log-likelihood
+// (nats per example) after the last task must exceed the control's by more than 0.5 to confirm,
+// and fall below it by more than 0.5 to refute. At the tasks' noise precision τ = 25 a predictive
+// mean off by δ everywhere costs τδ²/2 nats per example: 0.5 nats is a mean off by the noise sd
+// (0.2) at every test input.
+inline constexpr double continual_log_likelihood_margin = 0.5;
 
 // "Approaches the Hessian" needs the relative error to drop by at least 10% over the MAP run, so
 // that sampling noise (the MC Fisher's 16 draws) or a flat curve does not count as approaching.

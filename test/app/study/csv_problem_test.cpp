@@ -255,7 +255,8 @@ BOOST_AUTO_TEST_CASE(linear_table_reaches_the_closed_form_posterior) {
 }
 
 // The report's account of what it did not evaluate on that table: the HMC findings (the exact
-// posterior is known), the gap's in-between uncertainty, and the empirical Fisher against the
+// posterior is known), the gap's in-between uncertainty, the continual-learning study (run beside
+// the gap problem alone), and the empirical Fisher against the
 // GGN (equal to the Hessian here); and not the exact-posterior checks, which ran and passed.
 BOOST_AUTO_TEST_CASE(findings_not_evaluated_are_listed_with_reasons) {
   const ngvi::test::TempDir dir;
@@ -277,6 +278,8 @@ BOOST_AUTO_TEST_CASE(findings_not_evaluated_are_listed_with_reasons) {
     return "";
   };
   BOOST_TEST(reason("in-between uncertainty").find("gap") != std::string::npos);
+  BOOST_TEST(reason("continual learning").find("beside the built-in gap problem") !=
+             std::string::npos);
   BOOST_TEST(reason("marginal variances of the HMC").find("exact posterior is known") !=
              std::string::npos);
   BOOST_TEST(reason("empirical Fisher is a worse").find("GGN equals the Hessian") !=

@@ -605,6 +605,72 @@ BOOST_AUTO_TEST_CASE(vi_optimum_and_its_findings_recomputed_from_the_file) {
   }
 }
 
+// The continual-learning study (app/study/continual_study.hpp), on the gap problem alone: its three
+// tasks' intervals, every method's sequence with the matrix "task j after stage t", the carried
+// prior's VOGN paired with its control at the first stage (the same fit), and the two verdicts'
+// per-seed statistics recomputed from the matrices.
+BOOST_AUTO_TEST_CASE(continual_study_recomputed_from_the_file) {
+  const json r = results();
+  for (const json& p : r["problems"])
+    if (p["name"] != "regression_1d_gap")
+      for (const json& run : p["runs"]) BOOST_TEST(run["continual_study"].is_null());
+  const std::map<std::string, bool> carried = {{"map", false},
+                                               {"vogn_full_ggn", true},
+                                               {"vogn_full_ggn_no_prior", false},
+                                               {"vogn_ggn", true},
+                                               {"von", true}};
+  std::vector<double> against_map, against_control;
+  for (const json& run : seed_runs(r, "regression_1d_gap")) {
+    const json& c = run["continual_study"];
+    BOOST_TEST_REQUIRE(c.is_object());
+    BOOST_TEST_REQUIRE(c["tasks"].size() == 3u);
+    for (std::size_t t = 0; t < 3; ++t) {
+      BOOST_TEST(c["tasks"][t]["low"].get<double>() == -3.0 + 2.0 * static_cast<double>(t));
+      BOOST_TEST(c["tasks"][t]["high"].get<double>() == -1.0 + 2.0 * static_cast<double>(t));
+    }
+    std::map<std::string, const json*> by_method;
+    for (const json& m : c["runs"]) {
+      const std::string name = m["method"];
+      BOOST_TEST_CONTEXT(name) {
+        BOOST_TEST_REQUIRE(carried.contains(name));
+        BOOST_TEST(m["carried_prior"].get<bool>() == carried.at(name));
+        BOOST_TEST((m["status"].get<std::vector<std::string>>() ==
+                    std::vector<std::string>(3, "finished")));
+        BOOST_TEST_REQUIRE(m["test_log_likelihood"].size() == 3u);
+        for (const json& row : m["test_log_likelihood"]) BOOST_TEST_REQUIRE(row.size() == 3u);
+        BOOST_TEST(m["posterior"]["mean"].size() == run["parameters"].get<std::size_t>());
+      }
+      by_method[name] = &m;
+    }
+    BOOST_TEST_REQUIRE(by_method.size() == carried.size());
+    auto ll = [&](const char* method, std::size_t stage) {
+      return (*by_method[method])["test_log_likelihood"][stage][0].get<double>();
+    };
+    // The first stage has no prior to carry: the control is the same fit, to the bit.
+    BOOST_TEST(((*by_method["vogn_full_ggn"])["test_log_likelihood"][0] ==
+                (*by_method["vogn_full_ggn_no_prior"])["test_log_likelihood"][0]));
+    against_map.push_back(ll("vogn_full_ggn", 2) - ll("map", 2));
+    against_control.push_back(ll("vogn_full_ggn", 2) - ll("vogn_full_ggn_no_prior", 2));
+  }
+  int verdicts = 0;
+  for (const json& v : r["verdicts"]) {
+    const std::string claim = v["claim"];
+    if (claim.find("the carried prior keeps the first task") == std::string::npos) continue;
+    BOOST_TEST_CONTEXT(claim) {
+      ++verdicts;
+      BOOST_TEST(v["problem"] == "regression_1d_gap");
+      BOOST_TEST(v["kind"] == "finding");
+      BOOST_TEST(v["claim_side"] == "above");
+      BOOST_TEST(v["threshold"].get<double>() == 0.0);
+      BOOST_TEST(v["citation"].get<std::string>().find("Nguyen") != std::string::npos);
+      const bool map = claim.find("than MAP") != std::string::npos;
+      BOOST_TEST((v["statistic_per_seed"].get<std::vector<double>>() ==
+                  (map ? against_map : against_control)));
+    }
+  }
+  BOOST_TEST(verdicts == 2);
+}
+
 BOOST_AUTO_TEST_CASE(verdicts_are_decided_over_the_seeds) {
   const json r = results();
   const verify::Tolerance round_off{1e-12, 1e-12};
