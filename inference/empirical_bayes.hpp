@@ -139,20 +139,6 @@ struct EmpiricalBayesFit {
 
 namespace detail {
 
-// The nn::GaussianFixedNoise likelihood of a model (or the one an nn::LikelihoodVariant holds),
-// nullptr for any other model.
-template <class Model>
-const nn::GaussianFixedNoise* fixed_noise_likelihood(const Model& model) {
-  if constexpr (requires { model.likelihood(); }) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(model.likelihood())>,
-                                 nn::GaussianFixedNoise>)
-      return &model.likelihood();
-    else if constexpr (requires { model.likelihood().template get_if<nn::GaussianFixedNoise>(); })
-      return model.likelihood().template get_if<nn::GaussianFixedNoise>();
-  }
-  return nullptr;
-}
-
 // Whether the model can be rebuilt with another τ: Model(net, likelihood, data) (nn::Supervised).
 template <class Model>
 constexpr bool noise_precision_settable = requires(const Model& m) {

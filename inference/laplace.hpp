@@ -55,6 +55,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -136,19 +137,25 @@ struct Laplace {
 
 namespace detail {
 
-// τ₀ of an nn::GaussianFixedNoise likelihood, or of an nn::LikelihoodVariant holding one; NaN for
-// any other model.
+// The nn::GaussianFixedNoise likelihood of a model (or the one an nn::LikelihoodVariant holds),
+// nullptr for any other model.
 template <class Model>
-double fixed_noise_precision(const Model& model) {
+const nn::GaussianFixedNoise* fixed_noise_likelihood(const Model& model) {
   if constexpr (requires { model.likelihood(); }) {
     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(model.likelihood())>,
                                  nn::GaussianFixedNoise>)
-      return model.likelihood().precision();
+      return &model.likelihood();
     else if constexpr (requires { model.likelihood().template get_if<nn::GaussianFixedNoise>(); })
-      if (const auto* g = model.likelihood().template get_if<nn::GaussianFixedNoise>())
-        return g->precision();
+      return model.likelihood().template get_if<nn::GaussianFixedNoise>();
   }
-  return std::numeric_limits<double>::quiet_NaN();
+  return nullptr;
+}
+
+// τ₀ of that likelihood; NaN for any other model.
+template <class Model>
+double fixed_noise_precision(const Model& model) {
+  const nn::GaussianFixedNoise* g = fixed_noise_likelihood(model);
+  return g != nullptr ? g->precision() : std::numeric_limits<double>::quiet_NaN();
 }
 
 template <class Model>
