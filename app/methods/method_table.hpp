@@ -314,7 +314,11 @@ inline const auto& method_rows() {
            .learning_rate = 0.01,
            .laplace = true,
            .last_layer = true},
-          [](vi::MapOptions&, const MethodSettings&) {}),
+          [](vi::MapOptions&, const MethodSettings&) {},
+          [](auto& o, const auto& s) {  // map_laplace's, for the same θ*
+            o.loop.elbo_samples = 0;
+            o.learning_rate = vi::Schedule{s.steps.adam};
+          }),
   };
   return rows;
 }

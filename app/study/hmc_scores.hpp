@@ -81,14 +81,26 @@ inline double rms_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& re
   return std::sqrt((a - ref).squaredNorm() / static_cast<double>(a.size()));
 }
 
-// The method's scores against the reference. Throws std::invalid_argument when the method has
-// no predictive at the evaluation points or a size differs.
+// The method's scores against the reference. The marginals are compared on the parameters the
+// posterior is over: all of θ, or m.subnetwork's (last-layer Laplace, whose sds are 0 elsewhere:
+// log 0 would make every such median −∞ and say nothing about the layer it does model). Throws
+// std::invalid_argument when the method has no predictive at the evaluation points, a size
+// differs or a subnetwork index is outside θ.
 inline HmcScores score_against_hmc(const MethodRecord& m, const HmcReference& h) {
+  const std::string who = "ngvi::app::study::score_against_hmc: ";
   if (!m.at_points)
-    throw std::invalid_argument("ngvi::app::study::score_against_hmc: " + m.name +
-                                " has no predictive at the evaluation points");
+    throw std::invalid_argument(who + m.name + " has no predictive at the evaluation points");
   HmcScores s;
-  s.sd_log_ratio_median = median_log_ratio(m.marginal_sd, h.sd);
+  if (m.subnetwork.empty()) {
+    s.sd_log_ratio_median = median_log_ratio(m.marginal_sd, h.sd);
+  } else {
+    detail::check_same_size(m.marginal_sd, h.sd, "score_against_hmc");
+    for (const Eigen::Index j : m.subnetwork)
+      if (j < 0 || j >= h.sd.size())
+        throw std::invalid_argument(who + m.name + "'s subnetwork index " + std::to_string(j) +
+                                    " is outside 0.." + std::to_string(h.sd.size() - 1));
+    s.sd_log_ratio_median = median_log_ratio(m.marginal_sd(m.subnetwork), h.sd(m.subnetwork));
+  }
   const Eigen::VectorXd sd = m.at_points->spread.reshaped();
   const Eigen::VectorXd mean = m.at_points->mean.reshaped();
   s.point_sd_log_ratio = mean_log_ratio(sd, h.at_points.spread.reshaped());

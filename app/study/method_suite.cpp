@@ -23,7 +23,8 @@ std::vector<MethodRecord> run_methods(const ProblemSetup& s) {
       const Options o = study_options(row, s);
       if constexpr (std::is_same_v<Options, vi::MapOptions>)
         if (row.info.laplace) {
-          out.push_back(run_map_laplace(s, o));
+          out.push_back(row.info.last_layer ? run_map_last_layer_laplace(s, row.info.name, o)
+                                            : run_map_laplace(s, o));
           return;
         }
       out.push_back(run_method(s, row.info.name, o));

@@ -40,6 +40,7 @@
 #include <inference/map.hpp>
 #include <inference/predictive.hpp>
 #include <inference/random.hpp>
+#include <inference/subnetwork_laplace.hpp>
 #include <nn/curvature/curvature.hpp>
 
 namespace ngvi::app::study {
@@ -324,6 +325,26 @@ void copy_fit(const Result& result, MethodRecord& r) {
   r.elbo = result.history.empty() ? nan : result.history.back().elbo;
 }
 
+// The final measurements of q into r: its mean and marginal sds, its covariance on the small
+// problems, the test metrics and the plotting grid (linearised when `glm`, else Monte Carlo), and
+// the predictive at the evaluation points — there q is sampled like every other (not
+// linearised), so that all methods are scored against HMC the same way. Cost: the final
+// predictive over the test set and the grid, and point_predictive_samples draws at the points.
+template <class Q>
+void measure_final(const ProblemSetup& s, const Q& q, bool glm, MethodRecord& r) {
+  r.mean = q.mean();
+  r.marginal_sd = q.marginal_variances().cwiseSqrt();
+  if (q.dim() <= small_problem_parameters) r.covariance = q.covariance();
+  vi::Rng prng(measuring_seed(s.seed, 3));
+  const TestMetrics t = test_metrics(s, q, s.final_predictive_samples, prng, glm);
+  r.test_log_likelihood = t.log_likelihood;
+  r.test_rmse = t.rmse;
+  r.test_accuracy = t.accuracy;
+  if (t.at_examples.mean.size() > 0) r.test_predictive = t.at_examples;
+  if (s.grid.size() > 0) r.grid = grid_predictive(s, q, s.final_predictive_samples, prng, glm);
+  points_predictive(s, q, r);
+}
+
 }  // namespace detail
 
 // Fits the method of `options` to the setup's problem and measures it. Cost: the fit, an exact
@@ -341,18 +362,7 @@ MethodRecord run_method(const ProblemSetup& s, const std::string& key, const Opt
   const auto& q = result.posterior;
   if (!s.exact_elbo() && !result.history.empty())
     detail::final_elbo(s, q, result.history.back(), r);
-  r.mean = q.mean();
-  r.marginal_sd = q.marginal_variances().cwiseSqrt();
-  if (q.dim() <= small_problem_parameters) r.covariance = q.covariance();
-  vi::Rng prng(detail::measuring_seed(s.seed, 3));
-  const detail::TestMetrics t = detail::test_metrics(s, q, s.final_predictive_samples, prng, false);
-  r.test_log_likelihood = t.log_likelihood;
-  r.test_rmse = t.rmse;
-  r.test_accuracy = t.accuracy;
-  if (t.at_examples.mean.size() > 0) r.test_predictive = t.at_examples;
-  if (s.grid.size() > 0)
-    r.grid = detail::grid_predictive(s, q, s.final_predictive_samples, prng, false);
-  detail::points_predictive(s, q, r);
+  detail::measure_final(s, q, false, r);
   return r;
 }
 
@@ -375,21 +385,32 @@ inline MethodRecord run_map_laplace(const ProblemSetup& s, const vi::MapOptions&
   lo = ad::with_parallel(lo, s.loop);
   const vi::Laplace<vi::FullGaussian> la = vi::laplace(*s.train, result.posterior.mean(), lo);
   r.log_evidence = la.log_marginal_likelihood;
-  r.mean = la.posterior.mean();
-  r.marginal_sd = la.posterior.marginal_stddevs();
-  if (la.posterior.dim() <= small_problem_parameters) r.covariance = la.posterior.covariance();
-  vi::Rng prng(detail::measuring_seed(s.seed, 3));
-  const detail::TestMetrics t =
-      detail::test_metrics(s, la.posterior, s.final_predictive_samples, prng, true);
-  r.test_log_likelihood = t.log_likelihood;
-  r.test_rmse = t.rmse;
-  r.test_accuracy = t.accuracy;
-  if (t.at_examples.mean.size() > 0) r.test_predictive = t.at_examples;
-  if (s.grid.size() > 0)
-    r.grid = detail::grid_predictive(s, la.posterior, s.final_predictive_samples, prng, true);
-  // At the evaluation points the Laplace approximation's Gaussian is sampled like every other q
-  // (not linearised), so that all methods are scored against HMC the same way.
-  detail::points_predictive(s, la.posterior, r);
+  detail::measure_final(s, la.posterior, true, r);
+  return r;
+}
+
+// The same MAP fit as run_map_laplace (same seed and options: the same θ*), without the
+// approximation study, then the Laplace approximation over the last layer only (GGN, full
+// covariance over its parameters S, the rest fixed at θ*; Kristiadi, Hein & Hennig 2020): its
+// evidence, and the GLM predictive. Its marginal sds are 0 off S, so the record names S and the
+// HMC scores compare the marginals on S alone (hmc_scores.hpp). Cost: the MAP fit, then the
+// last layer's Jacobians (one reverse sweep per example and output) and a P_S×P_S Cholesky.
+inline MethodRecord run_map_last_layer_laplace(const ProblemSetup& s, const std::string& key,
+                                               const vi::MapOptions& options) {
+  MethodRecord r;
+  r.name = key;
+  vi::Rng rng(s.seed);
+  vi::ProgressBar bar(s.name + " " + key, s.progress ? nullptr : &std::cerr);  // see above
+  const auto result = vi::fit(*s.train, options, rng, bar);
+  detail::copy_fit(result, r);
+  vi::SubnetworkLaplaceOptions lo;
+  lo.curvature = vi::LaplaceCurvature::ggn;
+  lo.prior_precision = options.prior_precision;
+  lo = ad::with_parallel(lo, s.loop);
+  const vi::SubnetworkLaplace la = vi::last_layer_laplace(*s.train, result.posterior.mean(), lo);
+  r.log_evidence = la.log_marginal_likelihood;
+  r.subnetwork = la.indices;
+  detail::measure_final(s, vi::subnetwork_gaussian(la), true, r);
   return r;
 }
 

@@ -82,7 +82,7 @@ plot::LinePlot history_plot(const ProblemRecord& p, const std::string& x, const 
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   bool clipped = false;
   for (const MethodRecord& m : p.methods) {
-    if (skip_point_mass && m.name == "map_laplace") continue;
+    if (skip_point_mass && method_info(m.name).laplace) continue;
     std::vector<double> xs, ys;
     for (const vi::HistoryRow& r : m.history) {
       xs.push_back(history_value(r, x));
@@ -336,7 +336,7 @@ void predictive_figures(const ProblemRecord& p, Builder& b) {
       if (!p.grid_truth.empty()) bp.overlays.push_back(truth);
       b.add(p.name + "_predictive_" + m.name, bp,
             info.label + ": predictive mean ± 2 sd of y (" +
-                (m.name == "map_laplace" ? "linearised GLM predictive" : "Monte Carlo") +
+                (info.laplace ? "linearised GLM predictive" : "Monte Carlo") +
                 "), the training data (grey), the test data (magenta, drawn over the whole range)" +
                 (p.grid_truth.empty() ? std::string()
                                       : " and the true function (black, without the noise)") +
@@ -622,7 +622,7 @@ report::Table summary_table(const ProblemSeeds& ps, bool timing) {
                           "{:.4g}"));
     if (p.reference) {
       const bool mf = p.reference->mean_field_sd.size() > 0 && m.name != "von" &&
-                      m.name != "vogn_full_ggn" && m.name != "map_laplace" &&
+                      m.name != "vogn_full_ggn" && !method_info(m.name).laplace &&
                       m.name != "noisy_kfac";
       auto error = [](bool mean_field, bool of_mean) {
         return [mean_field, of_mean](const ProblemRecord& r, const MethodRecord& x) {
@@ -720,8 +720,12 @@ report::Table hmc_scores_table(const ProblemSeeds& ps) {
         return x.hmc_scores ? (*x.hmc_scores).*field : nan;
       };
     };
-    t.rows.push_back({method_info(p.methods[i].name).label,
-                      mean_sd(over_seeds(ps, i, score(&HmcScores::sd_log_ratio_median)), "{:.3g}"),
+    const MethodRecord& m = p.methods[i];
+    t.rows.push_back({method_info(m.name).label,
+                      mean_sd(over_seeds(ps, i, score(&HmcScores::sd_log_ratio_median)), "{:.3g}") +
+                          (m.subnetwork.empty() ? std::string()
+                                                : fmt::format(" (its {} of {} parameters)",
+                                                              m.subnetwork.size(), p.parameters)),
                       mean_sd(over_seeds(ps, i, score(&HmcScores::point_sd_log_ratio)), "{:.3g}"),
                       mean_sd(over_seeds(ps, i, score(&HmcScores::point_mean_error)), "{:.3g}"),
                       mean_sd(over_seeds(ps, i, [](const ProblemRecord&, const MethodRecord& x) {

@@ -52,6 +52,7 @@ json method_json(const ProblemRecord& p, std::uint64_t seed, const MethodRecord&
                 {"test_accuracy", m.test_accuracy},
                 {"log_evidence", m.log_evidence ? json(*m.log_evidence) : json(nullptr)}};
   j["posterior"] = {{"mean", vec(m.mean)}, {"sd", vec(m.marginal_sd)}};
+  if (!m.subnetwork.empty()) j["posterior"]["subnetwork"] = m.subnetwork;
   if (p.reference) {
     const ReferenceError e = reference_error(m, *p.reference, false);
     j["reference_error"] = {{"mean", e.mean}, {"sd", e.sd}};

@@ -79,7 +79,7 @@ struct GridPredictive {
 // A method's posterior scored against the HMC reference posterior (hmc_reference.hpp).
 struct HmcScores {
   // median over the parameters j of log(sd_j / sd_HMC,j): below 0, the method's marginals are
-  // narrower than the reference's.
+  // narrower than the reference's. Over MethodRecord::subnetwork's parameters when it has one.
   double sd_log_ratio_median = 0.0;
   // mean over the evaluation points of log(predictive sd / HMC's predictive sd), function space
   // (regression: sd of f(x; θ) in original units, no noise; classification: sd of P(y = 1 | x, θ)).
@@ -104,6 +104,9 @@ struct MethodRecord {
   double seconds = 0.0;  // wall time of the steps
   // Final posterior and predictive on the test set (MAP: the Laplace approximation, GLM).
   Eigen::VectorXd mean, marginal_sd;
+  // The positions in θ the posterior is over when it is not all of them (last-layer Laplace: the
+  // last layer's; its marginal sds are 0 elsewhere); empty: all of θ.
+  std::vector<Eigen::Index> subnetwork;
   // The final q's ELBO (−∞ for MAP's point mass): exact where the problem allows, else Monte
   // Carlo from ProblemSetup::final_elbo_samples draws with its standard error (0 when exact).
   double elbo = 0.0;

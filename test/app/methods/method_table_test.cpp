@@ -91,11 +91,22 @@ BOOST_AUTO_TEST_CASE(tool_defaults_are_the_documented_ones) {
 
 BOOST_AUTO_TEST_CASE(study_rows_keep_their_results_keys_and_order) {
   // results.json's method keys (app/study/README.md), in the order of its tables.
-  const std::vector<std::string> keys = {"von",          "von_diagonal",          "vogn_full_ggn",
-                                         "vogn_ggn",     "vogn_empirical_fisher", "vogn_mc_fisher",
-                                         "slang_rank_1", "slang_rank_8",          "slang_rank_32",
-                                         "ivon",         "ivon_short_memory",     "noisy_adam",
-                                         "noisy_kfac",   "bayes_by_backprop",     "map_laplace"};
+  const std::vector<std::string> keys = {"von",
+                                         "von_diagonal",
+                                         "vogn_full_ggn",
+                                         "vogn_ggn",
+                                         "vogn_empirical_fisher",
+                                         "vogn_mc_fisher",
+                                         "slang_rank_1",
+                                         "slang_rank_8",
+                                         "slang_rank_32",
+                                         "ivon",
+                                         "ivon_short_memory",
+                                         "noisy_adam",
+                                         "noisy_kfac",
+                                         "bayes_by_backprop",
+                                         "map_laplace",
+                                         "map_last_layer_laplace"};
   std::vector<std::string> names;
   for (const app::MethodInfo& m : app::study_methods()) names.push_back(m.name);
   BOOST_TEST(names == keys, boost::test_tools::per_element());

@@ -15,6 +15,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <app/methods/method_info.hpp>
 #include <app/study/csv_problem.hpp>
 #include <app/study/finding_coverage.hpp>
 #include <app/study/study_problems.hpp>
@@ -172,14 +173,14 @@ BOOST_AUTO_TEST_CASE(network_beyond_the_curvature_limit_runs_without_curvature) 
   const study::ProblemRecord& r = ps.base();
   BOOST_TEST(r.curvature_absent.find("P = 2801 exceeds 1000") != std::string::npos,
              r.curvature_absent);
-  BOOST_TEST(r.methods.size() == 13u);  // P > 500: without the two full-covariance methods
+  BOOST_TEST(r.methods.size() == 14u);  // P > 500: without the two full-covariance methods
   for (const study::MethodRecord& m : r.methods) {
     BOOST_TEST_CONTEXT(m.name) {
       BOOST_TEST(m.name != "von");
       BOOST_TEST(m.curvature.empty());
       BOOST_TEST(m.approximations.empty());
       // Every fit ran and was measured (2801 parameters on 32 rows: some may end poor).
-      if (m.name == "map_laplace") BOOST_TEST(std::isfinite(m.test_log_likelihood));
+      if (ngvi::app::method_info(m.name).laplace) BOOST_TEST(std::isfinite(m.test_log_likelihood));
       BOOST_TEST((m.status == "failed" ? !m.message.empty() : m.steps > 0));
     }
   }
@@ -242,7 +243,7 @@ BOOST_AUTO_TEST_CASE(linear_table_reaches_the_closed_form_posterior) {
   BOOST_TEST(!r.hmc.has_value());  // the exact posterior is the reference
   for (const study::MethodRecord& m : r.methods) {
     BOOST_TEST_CONTEXT(m.name) {
-      if (m.name == "map_laplace") continue;  // a point mass: ELBO −∞
+      if (ngvi::app::method_info(m.name).laplace) continue;  // a point mass: ELBO −∞
       BOOST_TEST(m.elbo <= log_evidence + study_tol::closed_form_elbo.allowed(log_evidence));
       if (m.name != "von" && m.name != "vogn_full_ggn") continue;
       NGVI_CHECK_REPORT(

@@ -99,4 +99,26 @@ BOOST_AUTO_TEST_CASE(scores_of_a_record_against_a_reference) {
                                     "predictive mean RMS difference"));
 }
 
+// A last-layer posterior over positions {3, 1} of four: its sds are 0 elsewhere (over all four the
+// median of the log-ratios would be −∞), and on S they are e^{0.7} and e^{0.1} times the
+// reference's, so the median over S is the mean of the two, 0.4.
+BOOST_AUTO_TEST_CASE(a_subnetwork_is_scored_on_its_own_parameters) {
+  study::HmcReference h;
+  h.sd = values({0.5, 1.0, 2.0, 0.25});
+  h.at_points.mean = values({0.1});
+  h.at_points.spread = values({0.2});
+  study::MethodRecord m;
+  m.name = "map_last_layer_laplace";
+  m.marginal_sd = values({0.0, std::exp(0.1) * 1.0, 0.0, std::exp(0.7) * 0.25});
+  m.subnetwork = {3, 1};
+  study::GridPredictive g;
+  g.mean = values({0.1});
+  g.spread = values({0.2});
+  m.at_points = g;
+  NGVI_CHECK_REPORT(verify::compare(study::score_against_hmc(m, h).sd_log_ratio_median, 0.4,
+                                    few_operations, "median log sd-ratio over S"));
+  m.subnetwork = {3, 4};
+  BOOST_CHECK_THROW(study::score_against_hmc(m, h), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

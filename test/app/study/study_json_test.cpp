@@ -117,11 +117,22 @@ BOOST_AUTO_TEST_CASE(every_problem_has_every_method_with_a_history) {
   BOOST_TEST(r["schema_version"] == 2);
   BOOST_TEST((r["seeds"].get<std::vector<std::uint64_t>>() == fixture_seeds));
   BOOST_TEST(r["problems"].size() == 5u);
-  const std::set<std::string> all = {"von",          "von_diagonal",          "vogn_full_ggn",
-                                     "vogn_ggn",     "vogn_empirical_fisher", "vogn_mc_fisher",
-                                     "slang_rank_1", "slang_rank_8",          "slang_rank_32",
-                                     "ivon",         "ivon_short_memory",     "noisy_adam",
-                                     "noisy_kfac",   "bayes_by_backprop",     "map_laplace"};
+  const std::set<std::string> all = {"von",
+                                     "von_diagonal",
+                                     "vogn_full_ggn",
+                                     "vogn_ggn",
+                                     "vogn_empirical_fisher",
+                                     "vogn_mc_fisher",
+                                     "slang_rank_1",
+                                     "slang_rank_8",
+                                     "slang_rank_32",
+                                     "ivon",
+                                     "ivon_short_memory",
+                                     "noisy_adam",
+                                     "noisy_kfac",
+                                     "bayes_by_backprop",
+                                     "map_laplace",
+                                     "map_last_layer_laplace"};
   for (const json& p : r["problems"]) {
     BOOST_TEST_REQUIRE(p["runs"].size() == fixture_seeds.size());
     // SLANG of rank L runs where P >= 4L (app/methods/method_table.hpp).
@@ -176,6 +187,12 @@ BOOST_AUTO_TEST_CASE(conjugate_posterior_matches_the_closed_form) {
       // MAP + Laplace with the GGN: the MAP of a Gaussian-linear model is μ, its GGN is τΦᵀΦ.
       NGVI_CHECK_REPORT(verify::compare(vec(method(p, "map_laplace")["posterior"]["sd"]), sd,
                                         tol::iterative, "Laplace sd vs closed form"));
+      // Without a hidden layer the last layer is all of θ: last-layer Laplace is the same
+      // posterior, over every position.
+      const json& last = method(p, "map_last_layer_laplace");
+      BOOST_TEST(last["posterior"]["subnetwork"].size() == static_cast<std::size_t>(d));
+      NGVI_CHECK_REPORT(verify::compare(vec(last["posterior"]["sd"]), sd, tol::iterative,
+                                        "last-layer Laplace sd vs closed form"));
     }
   }
 }
@@ -474,7 +491,8 @@ BOOST_AUTO_TEST_CASE(network_problems_have_an_hmc_reference_with_diagnostics) {
 }
 
 // Each method's scores against HMC recomputed here from the sds and predictives the file keeps:
-// the median of log(sd / sd_HMC) (sorted here), the mean log-ratio of the predictive sds at the
+// the median of log(sd / sd_HMC) (sorted here; over the positions of the posterior's subnetwork
+// where it has one), the mean log-ratio of the predictive sds at the
 // evaluation points and the RMS difference of the predictive means.
 BOOST_AUTO_TEST_CASE(hmc_scores_recomputed_from_the_file) {
   const json r = results();
@@ -489,10 +507,15 @@ BOOST_AUTO_TEST_CASE(hmc_scores_recomputed_from_the_file) {
         BOOST_TEST_CONTEXT(name + ", seed " + run["seed"].dump() + ", " +
                            m["name"].get<std::string>()) {
           BOOST_TEST_REQUIRE(m["hmc_scores"].is_object());
+          // Over the subnetwork's positions where the posterior has one (last-layer Laplace).
           std::vector<double> ratios;
           const Eigen::VectorXd sd = vec(m["posterior"]["sd"]);
-          for (Eigen::Index j = 0; j < sd.size(); ++j)
-            ratios.push_back(std::log(sd(j) / ref_sd(j)));
+          std::vector<Eigen::Index> over;
+          if (m["posterior"].contains("subnetwork"))
+            over = m["posterior"]["subnetwork"].get<std::vector<Eigen::Index>>();
+          else
+            for (Eigen::Index j = 0; j < sd.size(); ++j) over.push_back(j);
+          for (const Eigen::Index j : over) ratios.push_back(std::log(sd(j) / ref_sd(j)));
           std::sort(ratios.begin(), ratios.end());
           const std::size_t n = ratios.size();
           const double median =
