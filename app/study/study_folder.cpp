@@ -871,6 +871,64 @@ report::Table continual_table(const ProblemSeeds& ps) {
   return t;
 }
 
+// The hyperparameters learned from the evidence (evidence_study.hpp), per route over the seeds
+// where both of its fits finished: each block's δ_b and τ, mean ± sd, and the test
+// log-likelihood with δ and τ kept and learned, with their paired difference and its 95 %
+// t-interval over the seeds.
+report::Table evidence_table(const ProblemSeeds& ps) {
+  const ProblemRecord& p = ps.base();
+  report::Table t;
+  t.caption = fmt::format(
+      "Hyperparameters from the evidence, learned during one fit (`ngvi fit --hyperparameters "
+      "evidence`), each route beside the same fit with the problem's δ = {:.4g}{} kept{}: the "
+      "learned prior precision δ_b of each parameter block, the noise precision τ (standardised "
+      "units), and the test log-likelihood (nats per example) of both fits with the paired "
+      "difference learned − kept and its 95 % t-interval over the seeds",
+      p.prior_precision,
+      p.task == "regression" && p.noise_precision > 0.0
+          ? fmt::format(" and τ = {:.4g}", p.noise_precision)
+          : std::string(),
+      ps.runs.size() > 1 ? fmt::format(", mean ± sd over {} seeds", ps.runs.size()) : "");
+  t.header = {"route",         "finished (seeds)",   "learned δ_b per block",
+              "learned τ",     "test log-lik. kept", "learned",
+              "learned − kept"};
+  for (std::size_t k = 0; k < p.evidence_runs.size(); ++k) {
+    std::vector<const EvidenceRun*> runs;
+    for (const ProblemRecord& r : ps.runs)
+      if (k < r.evidence_runs.size() && r.evidence_runs[k].ok) runs.push_back(&r.evidence_runs[k]);
+    const EvidenceRun& first = p.evidence_runs[k];
+    std::string deltas;
+    std::vector<double> tau, kept, learned, gain;
+    for (const EvidenceRun* x : runs) {
+      tau.push_back(x->noise_precision);
+      kept.push_back(x->fixed.log_likelihood);
+      learned.push_back(x->learned.log_likelihood);
+      gain.push_back(x->learned.log_likelihood - x->fixed.log_likelihood);
+    }
+    if (!runs.empty())
+      for (std::size_t b = 0; b < runs.front()->blocks.size(); ++b) {
+        std::vector<double> d;
+        for (const EvidenceRun* x : runs)
+          d.push_back(x->prior_precisions(static_cast<Eigen::Index>(b)));
+        deltas += fmt::format("{}{} ({}): {}", deltas.empty() ? "" : "; ", runs.front()->blocks[b],
+                              runs.front()->block_sizes[b], mean_sd(d, "{:.3g}"));
+      }
+    std::string difference = "—";
+    if (gain.size() > 1) {
+      const SeedInterval g = t_interval(gain);
+      difference = fmt::format("{} [{}, {}]", fmt_num(g.mean, "{:.3g}"), fmt_num(g.low, "{:.3g}"),
+                               fmt_num(g.high, "{:.3g}"));
+    } else if (gain.size() == 1) {
+      difference = fmt_num(gain.front(), "{:.3g}");
+    }
+    t.rows.push_back({first.how, fmt::format("{} of {}", runs.size(), ps.runs.size()),
+                      deltas.empty() ? "—" : deltas,
+                      p.task == "regression" ? mean_sd(tau, "{:.3g}") : "—", mean_sd(kept),
+                      mean_sd(learned), difference});
+  }
+  return t;
+}
+
 // What each Hessian approximation does to the posterior N(θ, (A + δI)⁻¹) at the first and the
 // last point of the MAP run (approximation_posterior.hpp), mean ± sd over the seeds where the
 // exact Hessian's H + δI is positive definite there.
@@ -1198,6 +1256,7 @@ report::Section problem_section(const StudyRun& run, const ProblemSeeds& ps,
     s.blocks.push_back(report::Paragraph{"HMC reference: none — " + p.hmc_absent + "."});
   }
   if (p.continual) s.blocks.push_back(continual_table(ps));
+  if (!p.evidence_runs.empty()) s.blocks.push_back(evidence_table(ps));
   if (!p.curvature_absent.empty())
     s.blocks.push_back(report::Paragraph{"Curvature analyses against the exact Hessian: none — " +
                                          p.curvature_absent + "."});

@@ -167,6 +167,27 @@ json run_json(const ProblemRecord& p, std::uint64_t seed, bool timing) {
                                  {"test_log_likelihood", r.test_log_likelihood},
                                  {"hmc_scores", hmc_scores_json(r.hmc_scores)}});
   }
+  j["evidence_hyperparameters"] = json::array();
+  for (const EvidenceRun& r : p.evidence_runs) {
+    auto scores = [](const EvidenceScores& e) {
+      return json{{"test_log_likelihood", e.log_likelihood},
+                  {"test_rmse", e.rmse},
+                  {"test_accuracy", e.accuracy}};
+    };
+    json blocks = json::array();
+    for (std::size_t b = 0; b < r.blocks.size(); ++b)
+      blocks.push_back({{"name", r.blocks[b]},
+                        {"size", r.block_sizes[b]},
+                        {"prior_precision", r.prior_precisions(static_cast<Eigen::Index>(b))}});
+    j["evidence_hyperparameters"].push_back({{"method", r.method},
+                                             {"how", r.how},
+                                             {"ok", r.ok},
+                                             {"message", r.message},
+                                             {"blocks", blocks},
+                                             {"noise_precision", r.noise_precision},
+                                             {"fixed", scores(r.fixed)},
+                                             {"learned", scores(r.learned)}});
+  }
   j["continual_study"] = nullptr;
   if (p.continual) {
     const ContinualStudy& c = *p.continual;

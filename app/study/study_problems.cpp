@@ -12,6 +12,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <app/study/continual_study.hpp>
+#include <app/study/evidence_study.hpp>
 #include <app/study/fit_health.hpp>
 #include <app/study/gaussian_kl.hpp>
 #include <app/study/hmc_reference.hpp>
@@ -67,6 +68,7 @@ void run_suites(const ProblemSetup& s, ProblemRecord& r) {
       no_skill_log_likelihood(s.train->data().Y.col(0), s.test->data().Y.col(0),
                               is_classification(*s.train), s.targets.log_jacobian());
   for (MethodRecord& m : r.methods) assess_health(m, r.no_skill_log_likelihood);
+  r.evidence_runs = run_evidence_study(s);
 }
 
 // VON with each remedy for an indefinite Hessian (the study's own run, clip_eigenvalues, first;

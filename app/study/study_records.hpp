@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -240,6 +241,29 @@ struct HmcReference {
 // R-hat above this: the reference is "not converged" (Vehtari et al. 2021's threshold).
 inline constexpr double hmc_rhat_threshold = 1.01;
 
+// The hyperparameters learned from the evidence on one problem (evidence_study.hpp).
+// Test metrics of one fit: log-likelihood per example, RMSE (regression, original units) or
+// accuracy (classification); NaN where the fit failed or the task has none.
+struct EvidenceScores {
+  double log_likelihood = std::numeric_limits<double>::quiet_NaN();
+  double rmse = std::numeric_limits<double>::quiet_NaN();
+  double accuracy = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct EvidenceRun {
+  std::string method;  // the tool's method name: "map_laplace" or "vogn"
+  std::string how;     // how δ_b and τ were learned, for the report
+  bool ok = false;     // both fits finished (message: why not)
+  std::string message;
+  std::vector<std::string> blocks;        // the parameter blocks ("dense0.weight", …)
+  std::vector<Eigen::Index> block_sizes;  // P_b
+  Eigen::VectorXd prior_precisions;       // the learned δ_b, one per block
+  // The learned τ (standardised units); NaN for a likelihood without one.
+  double noise_precision = std::numeric_limits<double>::quiet_NaN();
+  EvidenceScores fixed;    // the fit with the problem's δ and τ
+  EvidenceScores learned;  // the fit that learned them
+};
+
 struct ProblemRecord {
   std::string name;         // key in results.json and file names
   std::string title;        // for the report
@@ -291,6 +315,9 @@ struct ProblemRecord {
   std::vector<RemedyRun> remedy_runs;
   // The continual-learning study (continual_study.hpp): the gap problem only (empty elsewhere).
   std::optional<ContinualStudy> continual;
+  // δ_b and τ learned from the evidence, each route beside its fit with δ and τ kept
+  // (evidence_study.hpp).
+  std::vector<EvidenceRun> evidence_runs;
 };
 
 }  // namespace ngvi::app::study

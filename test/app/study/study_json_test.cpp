@@ -197,6 +197,61 @@ BOOST_AUTO_TEST_CASE(conjugate_posterior_matches_the_closed_form) {
   }
 }
 
+// The hyperparameters from the evidence (app/study/evidence_study.hpp). On every problem and
+// seed the tool's MAP + Laplace fit with δ and τ kept, run through app::fit_method, is the
+// study's own map_laplace row, run through run_method, to the bit (the same seed, loop, step and
+// predictive): the same fit by two routes. Each route's blocks cover θ once, with finite positive
+// δ_b (and τ for a regression). On the conjugate problem, where the evidence is exact,
+// log p(y | δ_b, τ) = log N(y; 0, Φ D⁻¹ Φᵀ + τ⁻¹I) with D = diag(δ_b on block b), the δ_b and τ
+// that the evidence's gradient learned reach a higher evidence than the problem's δ and τ.
+BOOST_AUTO_TEST_CASE(hyperparameters_from_the_evidence) {
+  const json r = results();
+  for (const json& p : r["problems"])
+    for (const json& run : p["runs"])
+      BOOST_TEST_CONTEXT(p["name"].get<std::string>() << ", seed " << run["seed"]) {
+        const json& routes = run["evidence_hyperparameters"];
+        BOOST_TEST_REQUIRE(routes.size() == 2u);  // every built-in problem allows the P×P route
+        BOOST_TEST(routes[0]["method"] == "map_laplace");
+        BOOST_TEST(routes[1]["method"] == "vogn");
+        BOOST_TEST(routes[0]["fixed"]["test_log_likelihood"].get<double>() ==
+                   method(run, "map_laplace")["final"]["test_log_likelihood"].get<double>());
+        for (const json& e : routes) {
+          BOOST_TEST_REQUIRE(e["ok"].get<bool>(), e["method"] << ": " << e["message"]);
+          std::int64_t covered = 0;
+          for (const json& b : e["blocks"]) {
+            covered += b["size"].get<std::int64_t>();
+            BOOST_TEST((b["prior_precision"].get<double>() > 0.0 &&
+                        std::isfinite(b["prior_precision"].get<double>())));
+          }
+          BOOST_TEST(covered == p["parameters"].get<std::int64_t>());
+          if (p["task"] == "regression") BOOST_TEST(e["noise_precision"].get<double>() > 0.0);
+        }
+      }
+  for (const json& p : seed_runs(r, "bayesian_linear_regression"))
+    BOOST_TEST_CONTEXT("seed " << p["seed"]) {
+      const auto [phi, y] = linear_data(p);
+      BOOST_TEST_REQUIRE((phi.col(phi.cols() - 1).array() == 1.0).all());  // θ = (w, b)
+      auto log_evidence = [&](const Eigen::VectorXd& delta, double tau) {
+        Eigen::MatrixXd c = phi * delta.cwiseInverse().asDiagonal() * phi.transpose();
+        c.diagonal().array() += 1.0 / tau;
+        const Eigen::LLT<Eigen::MatrixXd> llt(c);
+        const Eigen::MatrixXd l = llt.matrixL();
+        return -0.5 * y.dot(llt.solve(y)) - l.diagonal().array().log().sum() -
+               0.5 * static_cast<double>(phi.rows()) * std::log(2.0 * std::numbers::pi);
+      };
+      const json& e = p["evidence_hyperparameters"][0];
+      const json& blocks = e["blocks"];
+      BOOST_TEST_REQUIRE(blocks.size() == 2u);  // dense0.weight, dense0.bias
+      Eigen::VectorXd learned(phi.cols());
+      learned.head(phi.cols() - 1).setConstant(blocks[0]["prior_precision"].get<double>());
+      learned(phi.cols() - 1) = blocks[1]["prior_precision"].get<double>();
+      const double kept =
+          log_evidence(Eigen::VectorXd::Constant(phi.cols(), p["prior_precision"].get<double>()),
+                       p["data"]["noise_precision"].get<double>());
+      BOOST_TEST(log_evidence(learned, e["noise_precision"].get<double>()) > kept);
+    }
+}
+
 // The conjugate problem's ELBOs are exact: for a mean-field q = N(μ, diag σ²) the test computes
 // ELBO = −E_q[NLL] − KL from the data, E_q[NLL] = τ/2 (‖y − Φμ‖² + Σⱼ (ΦᵀΦ)ⱼⱼ σⱼ²) − N/2 log(τ/2π)
 // and KL(q ‖ N(0, δ⁻¹I)) = ½ Σⱼ (δσⱼ² + δμⱼ² − 1 − log δσⱼ²); and the log evidence log N(y; 0,
