@@ -41,6 +41,13 @@
 //                            curvature computed once beforehand
 //   VI/last_layer_evidence_H50  MacKay's fixed point of the last-layer approximation's evidence
 //                            over (δ, τ) (P_S = 51, vi::optimize_subnetwork_evidence)
+//   VI/vogn_epoch_H50/prior:carried, VI/von_epoch_H10/clip/prior:carried  the same epochs with
+//                            an earlier fit's posterior as the prior (continual learning,
+//                            inference/gaussian_prior.hpp): VOGN's diagonal, VON's full
+//                            precision, each its own method's posterior after one epoch
+//   VI/pool_variance_H10     an active-learning round's scoring of its pool: the Monte-Carlo
+//                            predictive (100 draws) of a VOGN posterior over the 455 rows of
+//                            Boston's training split, the 13-10-1 network of the paper's protocol
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -302,6 +309,40 @@ void last_layer_evidence(benchmark::State& state) {
   state.counters["iterations"] = iterations;
 }
 
+// The posterior after one epoch of the method from `options`: as the prior of a second fit
+// (continual learning), a realistic mean and precision rather than the isotropic one.
+template <template <class> class MethodOf, class Options>
+auto one_epoch_posterior(const Model& model, const Options& options) {
+  vi::Rng rng(kSeed);
+  MethodOf<Model> method(model, options, rng);
+  vi::MinibatchSampler sampler(model.num_examples(), kMinibatch);
+  vi::Counters c;
+  Eigen::Index t = 0;
+  run_steps(method, sampler, rng, t, steps_per_epoch(model), ad::parallel_options(options.loop), c);
+  return method.posterior();
+}
+
+template <template <class> class MethodOf, class Options>
+Options with_carried_prior(Options options, const Model& model) {
+  options.prior = vi::prior_from(one_epoch_posterior<MethodOf>(model, options));
+  return options;
+}
+
+void pool_variance(benchmark::State& state) {
+  const Model& model = boston(10);
+  const vi::DiagonalGaussian q = one_epoch_posterior<Vogn>(model, vogn_options());
+  vi::PredictiveOptions po;
+  po.samples = 100;
+  po.threads = 1;
+  const nn::Standardizer identity = nn::Standardizer::identity(1);
+  vi::Rng rng(kSeed);
+  for (auto _ : state) {
+    const vi::RegressionPredictive p = vi::mc_regression_predictive(model, q, identity, rng, po);
+    benchmark::DoNotOptimize(p.variance.data());
+  }
+  state.counters["pool"] = static_cast<double>(model.num_examples());
+}
+
 void register_all() {
   const auto reg = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)
@@ -315,6 +356,10 @@ void register_all() {
       [](benchmark::State& s) { bench_method<Vogn>(s, boston(50), vogn_options(), 1); });
   reg("VI/vogn_epoch_H50",
       [e50](benchmark::State& s) { bench_method<Vogn>(s, boston(50), vogn_options(), e50); });
+  reg("VI/vogn_epoch_H50/prior:carried", [e50](benchmark::State& s) {
+    bench_method<Vogn>(s, boston(50), with_carried_prior<Vogn>(vogn_options(), boston(50)), e50);
+  });
+  reg("VI/pool_variance_H10", pool_variance);
   for (const Eigen::Index rank : {1, 8, 32})
     reg("VI/slang_epoch_H50/rank:" + std::to_string(rank), [e50, rank](benchmark::State& s) {
       bench_method<vi::Slang>(s, boston(50), slang_options(rank), e50);
@@ -350,6 +395,10 @@ void register_all() {
     reg(std::string("VI/von_epoch_H10/") + label,
         [o, e10](benchmark::State& s) { bench_method<Von>(s, boston(10), o, e10); });
   }
+  reg("VI/von_epoch_H10/clip/prior:carried", [e10](benchmark::State& s) {
+    const vi::VonOptions o = von_options(vi::VonRemedy::clip_eigenvalues);
+    bench_method<Von>(s, boston(10), with_carried_prior<Von>(o, boston(10)), e10);
+  });
   reg("VI/von_epoch_H10/clip/threads:2", [e10](benchmark::State& s) {
     bench_method<Von>(s, boston(10), von_options(vi::VonRemedy::clip_eigenvalues, 2), e10);
   });
