@@ -1,5 +1,6 @@
 // fit_method (app/methods/fit_method.hpp): the method table's row that the settings name, set by
 // its `tool` mapping and run through vi::fit.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -32,10 +33,12 @@ FitOutcome fit_method(const NetworkModel& model, const FitRequest& request, vi::
       Options o;
       o.loop = detail::loop_options(request, model.num_examples());
       o.prior_precision = s.prior_precision;
+      const Eigen::Index m = std::max<Eigen::Index>(1, o.loop.minibatch);
+      const Eigen::Index batches = (model.num_examples() + m - 1) / m;
       if constexpr (requires { o.mean_rate; })
-        o.mean_rate = {learning_rate_of(s)};
+        o.mean_rate = learning_rate_schedule(s, batches);
       else
-        o.learning_rate = {learning_rate_of(s)};
+        o.learning_rate = learning_rate_schedule(s, batches);
       row.tool(o, s);
       o.prior = request.prior;
       if constexpr (std::is_same_v<Options, vi::MapOptions>) {

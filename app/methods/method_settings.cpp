@@ -1,4 +1,5 @@
 // The command-line choices of app/methods/method_settings.hpp and the defaults it falls back on.
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -175,12 +176,27 @@ void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minib
                      default_learning_rate_text() + ")")
       ->check(nonnegative_finite())
       ->capture_default_str();
+  cmd.add_option("--learning-rate-drop", s.learning_rate_drop,
+                 "multiply the mean's step size by this factor for the last part of the epochs "
+                 "(from --learning-rate-drop-at on; Zhang et al. 2018's UCI protocol: 0.1 for "
+                 "the second half); 1: no drop")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--learning-rate-drop-at", s.learning_rate_drop_at,
+                 "the fraction of the epochs after which --learning-rate-drop applies")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   add_von_remedy_option(cmd, s);
   add_vogn_curvature_option(cmd, s);
   cmd.add_option("--slang-rank", s.slang_rank,
                  "slang: L, the rank of the low-rank part UU^T of its precision UU^T + diag(d), "
                  "0 (diagonal VOGN) to P; it uses --vogn-curvature's curvature")
       ->check(integer_in<Eigen::Index>(0, std::numeric_limits<Eigen::Index>::max()))
+      ->capture_default_str();
+  cmd.add_option("--kfac-beta", s.kfac_beta,
+                 "noisy_kfac: the moving-average weight of its Kronecker factors per step "
+                 "(Zhang et al. 2018's beta~; their UCI protocol: 0.001); 0: the default, 0.01")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
 }
 
@@ -190,6 +206,17 @@ Eigen::Index epochs_of(const MethodSettings& s) {
 
 double learning_rate_of(const MethodSettings& s) {
   return s.learning_rate > 0.0 ? s.learning_rate : tool_method(s.method).learning_rate;
+}
+
+vi::Schedule learning_rate_schedule(const MethodSettings& s, Eigen::Index batches_per_epoch) {
+  vi::Schedule r{learning_rate_of(s)};
+  if (s.learning_rate_drop != 1.0) {
+    const auto epoch = static_cast<Eigen::Index>(
+        std::floor(s.learning_rate_drop_at * static_cast<double>(epochs_of(s))));
+    r.drop_at = epoch * batches_per_epoch + 1;
+    r.drop_factor = s.learning_rate_drop;
+  }
+  return r;
 }
 
 }  // namespace ngvi::app

@@ -13,6 +13,7 @@
 
 #include <Eigen/Core>
 
+#include <inference/schedule.hpp>
 #include <inference/vogn_curvature.hpp>
 #include <inference/von_remedy.hpp>
 
@@ -54,6 +55,14 @@ struct MethodSettings {
   // The step size of the mean (VOGN/VON/IVON α, noisy Adam/K-FAC α, Adam's for BBB/MAP/Laplace);
   // 0: the method's default (MethodInfo::learning_rate).
   double learning_rate = 0.0;
+  // The step size of the mean is multiplied by learning_rate_drop from the first step of epoch
+  // ⌊learning_rate_drop_at · epochs⌋ + 1 on (vi::Schedule::drop_at): Zhang et al. 2018's protocol
+  // decays it by 0.1 for the second half of the epochs. 1: no drop.
+  double learning_rate_drop = 1.0;
+  double learning_rate_drop_at = 0.5;
+  // noisy_kfac only: β, its Kronecker factors' moving-average weight per step (Zhang et al.
+  // 2018's β̃; their UCI protocol takes 0.001). 0: the library's default, 0.01.
+  double kfac_beta = 0.0;
   // VON only: the remedy for an indefinite precision update. Clipping, as the PyTorch reference
   // does: one eigendecomposition per step, and stable at the default step size on Boston, where
   // the Cholesky-checked GGN fallback (no eigendecomposition, about twice as fast) lets the mean
@@ -105,8 +114,9 @@ const char* hyperparameters_setting_name(HyperparameterSource h);
 // map (a point estimate has no evidence), `noise` not for the Laplace methods.
 void check_hyperparameter_source(const std::string& method, HyperparameterSource source);
 
-// Adds --minibatch (its help: `minibatch_help`), --learning-rate, --von-remedy, --vogn-curvature
-// and --slang-rank to `cmd`, storing into s: the step settings every fitting subcommand takes.
+// Adds --minibatch (its help: `minibatch_help`), --learning-rate, --learning-rate-drop,
+// --learning-rate-drop-at, --von-remedy, --vogn-curvature, --slang-rank and --kfac-beta to `cmd`,
+// storing into s: the step settings every fitting subcommand takes.
 void add_step_options(CLI::App& cmd, MethodSettings& s, const std::string& minibatch_help);
 // The command-line spellings of a remedy and a curvature (as uci.json records them).
 const char* von_remedy_setting_name(vi::VonRemedy r);
@@ -116,5 +126,9 @@ const char* vogn_curvature_setting_name(vi::VognCurvature c);
 // Throw UsageError for a method the tool does not run.
 Eigen::Index epochs_of(const MethodSettings& s);
 double learning_rate_of(const MethodSettings& s);
+// The mean's step as a vi::Schedule: learning_rate_of(s), and its drop at the first iteration of
+// epoch ⌊learning_rate_drop_at · epochs⌋ + 1 for an epoch of `batches_per_epoch` steps (none
+// for learning_rate_drop = 1).
+vi::Schedule learning_rate_schedule(const MethodSettings& s, Eigen::Index batches_per_epoch);
 
 }  // namespace ngvi::app

@@ -260,7 +260,9 @@ inline const auto& method_rows() {
            .epochs = 200,
            .learning_rate = 0.01,
            .alias = "noisy-kfac"},
-          [](vi::NoisyKfacOptions&, const MethodSettings&) {},
+          [](vi::NoisyKfacOptions& o, const MethodSettings& s) {
+            if (s.kfac_beta > 0.0) o.beta = s.kfac_beta;
+          },
           [](auto& o, const auto& s) {
             o.learning_rate = vi::Schedule{s.steps.kfac};
             o.beta = s.steps.kfac_beta;

@@ -57,6 +57,11 @@ nlohmann::json to_json(const UciRun& run, const MethodSettings& s, RegressionLik
                    {"max_epochs", epochs_of(s)},
                    {"minibatch", s.minibatch},
                    {"learning_rate", learning_rate_of(s)}};
+  if (s.learning_rate_drop != 1.0) {
+    j["settings"]["learning_rate_drop"] = s.learning_rate_drop;
+    j["settings"]["learning_rate_drop_at"] = s.learning_rate_drop_at;
+  }
+  if (method.name == "noisy_kfac" && s.kfac_beta > 0.0) j["settings"]["kfac_beta"] = s.kfac_beta;
   if (method.laplace)
     j["settings"]["hyperparameters"] = hyperparameters_setting_name(s.hyperparameters);
   if (method.name == "slang") {
