@@ -168,7 +168,9 @@ int main(int argc, char** argv) {
   }
   if (threads < 1 || rows < 4096) {
     if (mpi.rank() == 0)
-      std::fprintf(stderr, "bench_vi_mpi: --threads %d must be >= 1 and --rows %lld >= 4096 (M)\n",
+      std::fprintf(stderr,
+                   "bench_vi_mpi: needs --threads >= 1 and --rows >= 4096 (the largest M); got "
+                   "--threads %d, --rows %lld\n",
                    threads, static_cast<long long>(rows));
     return 2;
   }
