@@ -152,13 +152,19 @@ struct FitCheckpoint {
       j = json::parse(text);
       if (!j.is_object() || j.value("format", std::string()) != "ngvi.checkpoint")
         throw std::invalid_argument("not an ngvi checkpoint (no \"format\": \"ngvi.checkpoint\")");
-      if (j.at("version").get<int>() != 1)
+      // Compared as JSON: a version of another type or out of int's range is not converted.
+      if (j.at("version") != json(1))
         throw std::invalid_argument("unsupported checkpoint version " + j.at("version").dump());
       FitCheckpoint c;
       c.method = j.at("method").get<std::string>();
       c.iteration = count_field(j.at("iteration"), "iteration");
       c.epoch = count_field(j.at("epoch"), "epoch");
-      c.order = j.at("order").get<std::vector<Eigen::Index>>();
+      for (const json& e : j.at("order")) {
+        detail::check_field(
+            e.is_number_integer(), "order",
+            "entry " + std::to_string(c.order.size()) + " is " + e.dump() + ", not an integer");
+        c.order.push_back(e.get<Eigen::Index>());
+      }
       const auto n = static_cast<Eigen::Index>(c.order.size());
       if (const auto k = first_non_permutation_entry(c.order))
         detail::check_field(

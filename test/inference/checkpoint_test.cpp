@@ -71,6 +71,31 @@ BOOST_AUTO_TEST_CASE(an_order_that_is_not_a_permutation_is_refused) {
         (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["order"] = {2, -1, 3, 1}; }));
       },
       "entry 1 is -1");
+  // A number that is not an integer, far out of range (converting it would be undefined; the
+  // fuzzer of test/fuzz found it), and a string.
+  check_error_mentions(
+      [] {
+        (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["order"] = {2, 1e300, 3, 1}; }));
+      },
+      "field \"order\" entry 1 is 1e+300, not an integer");
+  check_error_mentions(
+      [] {
+        (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["order"] = {2, "0", 3, 1}; }));
+      },
+      "entry 1 is \"0\", not an integer");
+}
+
+// The version is compared as JSON, not converted: 1e300 (out of int's range) and "1" are
+// unsupported versions, 1.0 is version 1.
+BOOST_AUTO_TEST_CASE(a_version_of_another_type_or_range_is_refused) {
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["version"] = 1e300; })); },
+      "unsupported checkpoint version 1e+300");
+  check_error_mentions(
+      [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["version"] = "1"; })); },
+      "unsupported checkpoint version \"1\"");
+  BOOST_TEST(vi::FitCheckpoint::decode(edited([](auto& j) { j["version"] = 1.0; })).order.size() ==
+             4u);
 }
 
 BOOST_AUTO_TEST_CASE(every_field_is_checked_and_named) {
