@@ -8,11 +8,14 @@
 // run the batch through the network as whole matrices — a few fused tape entries per layer —
 // and are what gradient-based training should call; example_loss/example_output record one
 // example and are what per-example drivers call. This is the model concept the curvature and
-// inference code use (see model_concept.hpp).
+// inference code use (see model_concept.hpp). The model holds its data read-only, behind a
+// shared pointer: a copy of the model, or another model built over shared_data() (the same rows
+// under another likelihood), costs no copy of the data.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -44,33 +47,45 @@ class Supervised {
 
   // Throws std::invalid_argument if the data do not fit the network or the likelihood
   // (input width, number of outputs, target width or values, X/Y row counts, non-finite data).
+  // The model owns the data from here on, read-only: copies of the model share them.
+  // Cost: O(N·(D + K)) to check the data.
   Supervised(Net net, Lik likelihood, Dataset data)
+      : Supervised(std::move(net), std::move(likelihood),
+                   std::make_shared<const Dataset>(std::move(data))) {}
+  // The same over data already held by another model (shared_data()), without copying them:
+  // e.g. one data set under another likelihood. Throws as above, and std::invalid_argument for
+  // a null pointer. Cost: O(N·(D + K)) to check the data.
+  Supervised(Net net, Lik likelihood, std::shared_ptr<const Dataset> data)
       : net_(std::move(net)),
         lik_(std::move(likelihood)),
         data_(std::move(data)),
         layout_(net_.layout()) {
-    data_.validate();
-    if (data_.input_dim() != net_.input_dim())
+    if (data_ == nullptr)
+      throw std::invalid_argument("ngvi::nn::Supervised: the data pointer is null");
+    data_->validate();
+    if (data_->input_dim() != net_.input_dim())
       throw std::invalid_argument(
-          "ngvi::nn::Supervised: the data have " + std::to_string(data_.input_dim()) +
+          "ngvi::nn::Supervised: the data have " + std::to_string(data_->input_dim()) +
           " input columns, the network expects " + std::to_string(net_.input_dim()));
     if (net_.output_dim() != lik_.net_output_dim())
       throw std::invalid_argument(
           "ngvi::nn::Supervised: the network has " + std::to_string(net_.output_dim()) +
           " outputs, the likelihood expects " + std::to_string(lik_.net_output_dim()));
-    lik_.check_targets(data_.Y);
+    lik_.check_targets(data_->Y);
     lik_.add_parameter_blocks(layout_);
     lik_offset_ = net_.num_params();
   }
 
-  Eigen::Index num_examples() const { return data_.size(); }
+  Eigen::Index num_examples() const { return data_->size(); }
   Eigen::Index num_params() const { return layout_.size(); }
   // Length of fᵢ: the network outputs and the likelihood parameters (likelihood().output_dim()).
   Eigen::Index output_dim() const { return lik_.output_dim(); }
   const ParameterLayout& layout() const { return layout_; }
   const Net& net() const { return net_; }
   const Lik& likelihood() const { return lik_; }
-  const Dataset& data() const { return data_; }
+  const Dataset& data() const { return *data_; }
+  // The data, to share with another model (the constructor above). Cost: O(1).
+  const std::shared_ptr<const Dataset>& shared_data() const { return data_; }
   // Where the likelihood's own parameters start in θ (== num_params() if it has none).
   Eigen::Index likelihood_offset() const { return lik_offset_; }
 
@@ -88,7 +103,7 @@ class Supervised {
   template <class T>
   T example_loss(const Vector<T>& theta, Eigen::Index i) const {
     check_example(theta.size(), i, "example_loss");
-    return lik_.nll(example_output(theta, i), data_.Y.row(i).transpose().eval());
+    return lik_.nll(example_output(theta, i), data_->Y.row(i).transpose().eval());
   }
 
   // fᵢ(θ): the network output for xᵢ followed by the likelihood parameters (output_dim()).
@@ -96,7 +111,7 @@ class Supervised {
   template <class T>
   Vector<T> example_output(const Vector<T>& theta, Eigen::Index i) const {
     check_example(theta.size(), i, "example_output");
-    const Matrix<T> F = net_.forward(theta, data_.X.middleRows(i, 1));
+    const Matrix<T> F = net_.forward(theta, data_->X.middleRows(i, 1));
     Vector<T> f(output_dim());
     f.head(F.cols()) = F.row(0).transpose();
     f.tail(lik_.num_params()) = theta.segment(lik_offset_, lik_.num_params());
@@ -114,10 +129,10 @@ class Supervised {
     check_example_indices(idx, num_examples(), "Supervised::batch_loss");
     if (static_cast<Eigen::Index>(idx.size()) == num_examples() && idx[0] == 0 &&
         is_consecutive(idx))
-      return lik_.batch_nll(loss_outputs(theta, data_.X), data_.Y);
+      return lik_.batch_nll(loss_outputs(theta, data_->X), data_->Y);
     Eigen::MatrixXd xbuf;
-    const Eigen::MatrixXd Y = data_.Y(idx, Eigen::all);
-    return lik_.batch_nll(loss_outputs(theta, example_rows(data_.X, idx, xbuf)), Y);
+    const Eigen::MatrixXd Y = data_->Y(idx, Eigen::all);
+    return lik_.batch_nll(loss_outputs(theta, example_rows(data_->X, idx, xbuf)), Y);
   }
   // Σᵢ ℓᵢ(θ) over all N examples. Cost: one forward pass over the whole data set; in double,
   // in blocks of rows_per_forward_pass rows summed in order (memory for one block's
@@ -131,13 +146,13 @@ class Supervised {
         double sum = 0.0;
         for (Eigen::Index first = 0; first < n; first += rows_per_forward_pass) {
           const Eigen::Index rows = std::min(rows_per_forward_pass, n - first);
-          const Eigen::MatrixXd Y = data_.Y.middleRows(first, rows);
-          sum += lik_.batch_nll(loss_outputs(theta, data_.X.middleRows(first, rows)), Y);
+          const Eigen::MatrixXd Y = data_->Y.middleRows(first, rows);
+          sum += lik_.batch_nll(loss_outputs(theta, data_->X.middleRows(first, rows)), Y);
         }
         return sum;
       }
     }
-    return lik_.batch_nll(loss_outputs(theta, data_.X), data_.Y);
+    return lik_.batch_nll(loss_outputs(theta, data_->X), data_->Y);
   }
 
   // The rows f_{idx[k]}(θ) (|idx|×output_dim()), rows read as in batch_loss. Throws for an
@@ -147,12 +162,12 @@ class Supervised {
     check_theta(theta.size(), "batch_output");
     check_example_indices(idx, num_examples(), "Supervised::batch_output");
     Eigen::MatrixXd xbuf;
-    return outputs_for(theta, example_rows(data_.X, idx, xbuf));
+    return outputs_for(theta, example_rows(data_->X, idx, xbuf));
   }
   // All N rows fᵢ(θ) (N×output_dim()), in double. Cost: one batched forward pass.
   Eigen::MatrixXd outputs(const Eigen::VectorXd& theta) const {
     check_theta(theta.size(), "outputs");
-    return outputs_for(theta, data_.X);
+    return outputs_for(theta, data_->X);
   }
   // All N losses ℓᵢ(θ) in double. Cost: one batched forward pass and N nll evaluations.
   Eigen::VectorXd example_losses(const Eigen::VectorXd& theta) const {
@@ -160,7 +175,7 @@ class Supervised {
     Eigen::VectorXd l(num_examples());
     for (Eigen::Index i = 0; i < num_examples(); ++i)
       l(i) = lik_.nll(Eigen::VectorXd(F.row(i).transpose()),
-                      Eigen::VectorXd(data_.Y.row(i).transpose()));
+                      Eigen::VectorXd(data_->Y.row(i).transpose()));
     return l;
   }
 
@@ -203,7 +218,7 @@ class Supervised {
 
   Net net_;
   Lik lik_;
-  Dataset data_;
+  std::shared_ptr<const Dataset> data_;  // never null; shared by copies, never written
   ParameterLayout layout_;
   Eigen::Index lik_offset_ = 0;
 };

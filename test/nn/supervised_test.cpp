@@ -4,6 +4,7 @@
 // construction errors, a hand-written (hierarchical) model through CallableModel, and the
 // minibatch members against a model built on the subset of the data.
 #include <cmath>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -261,6 +262,30 @@ BOOST_AUTO_TEST_CASE(mismatched_data_are_rejected) {
   BOOST_CHECK_THROW(model.example_loss(th, 5), std::out_of_range);
   BOOST_CHECK_THROW(model.total_loss(Eigen::VectorXd(Eigen::VectorXd::Zero(2))),
                     std::invalid_argument);
+}
+
+// Copies and models over shared_data() read the same rows in place; a model over the shared rows
+// under another likelihood gives the same losses, bit for bit, as one built from its own copy of
+// the data; and the shared rows are still checked against the new likelihood.
+BOOST_AUTO_TEST_CASE(models_share_their_data) {
+  const nn::Dataset data = regression_data(7, 3, 13);
+  const nn::Sequential net{nn::Dense(3, 2), nn::Tanh{}, nn::Dense(2, 1)};
+  const nn::Supervised model(net, nn::GaussianFixedNoise(4.0), data);
+  const nn::Supervised copy = model;
+  BOOST_TEST(copy.data().X.data() == model.data().X.data());
+  const nn::Supervised student(net, nn::StudentT(3.0, 2.0), model.shared_data());
+  BOOST_TEST(student.data().X.data() == model.data().X.data());
+  BOOST_TEST(student.data().Y.data() == model.data().Y.data());
+  const nn::Supervised own(net, nn::StudentT(3.0, 2.0), data);
+  BOOST_TEST(own.data().X.data() != model.data().X.data());
+  const Eigen::VectorXd th = init(model, 14);
+  BOOST_TEST(student.total_loss(th) == own.total_loss(th));
+  BOOST_TEST(student.example_losses(th) == own.example_losses(th));
+  BOOST_CHECK_THROW(nn::Supervised(net, nn::BernoulliLogit(), model.shared_data()),
+                    std::invalid_argument);
+  BOOST_CHECK_THROW(
+      nn::Supervised(net, nn::GaussianFixedNoise(), std::shared_ptr<const nn::Dataset>()),
+      std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(a_hand_written_hierarchical_model) {
