@@ -145,13 +145,16 @@ constexpr bool noise_precision_settable = requires(const Model& m) {
   Model(m.net(), nn::GaussianFixedNoise(1.0, 1), m.data());
 };
 
-// The model with its nn::GaussianFixedNoise likelihood's τ replaced. Cost: a copy of the network
-// and the data.
+// The model with its nn::GaussianFixedNoise likelihood's τ replaced, over the same data: shared
+// where the model shares them (nn::Supervised::shared_data), else copied. Cost: a copy of the
+// network, a pass over the data to check them, and for a model that cannot share them a copy.
 template <class Model>
 Model with_noise_precision(const Model& model, double tau) {
-  return Model(model.net(),
-               nn::GaussianFixedNoise(tau, fixed_noise_likelihood(model)->output_dim()),
-               model.data());
+  nn::GaussianFixedNoise likelihood(tau, fixed_noise_likelihood(model)->output_dim());
+  if constexpr (requires { Model(model.net(), likelihood, model.shared_data()); })
+    return Model(model.net(), std::move(likelihood), model.shared_data());
+  else
+    return Model(model.net(), std::move(likelihood), model.data());
 }
 
 // The fit loop's callback that keeps the run's checkpoint at its end.
@@ -226,7 +229,7 @@ double optimal_noise_precision(const Model& model, const Posterior& q, int sampl
 // blocks that do not cover θ once each, and a `prior` that is not isotropic; and as fit().
 // Cost: that of fit() over all the epochs, plus per update one checkpoint (a copy of the method's
 // state and the history), q.marginal_variances(), the τ M-step (optimal_noise_precision) and a
-// copy of the model when τ is learned.
+// copy of the model (its data shared, for nn::Supervised) when τ is learned.
 template <class Model, class Options, class... Callbacks>
 EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
     const Model& model, const Options& options, const EmpiricalBayesOptions& eb, Rng& rng,

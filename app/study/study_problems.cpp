@@ -141,9 +141,11 @@ ProblemSetup setup_for(const std::string& name, const Model& train, const Model&
                        const StudySettings& st) {
   ProblemSetup s;
   s.name = name;
-  // The problem's networks as the tool's model type (the same network, data and likelihood).
-  s.train = std::make_shared<const NetworkModel>(train.net(), train.likelihood(), train.data());
-  s.test = std::make_shared<const NetworkModel>(test.net(), test.likelihood(), test.data());
+  // The problem's networks as the tool's model type (the same network, data and likelihood; the
+  // data shared, not copied).
+  s.train =
+      std::make_shared<const NetworkModel>(train.net(), train.likelihood(), train.shared_data());
+  s.test = std::make_shared<const NetworkModel>(test.net(), test.likelihood(), test.shared_data());
   s.seed = st.seed;
   s.progress = st.progress;
   s.history_predictive_samples = st.quick ? 5 : 10;

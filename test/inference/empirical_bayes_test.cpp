@@ -230,6 +230,20 @@ BOOST_AUTO_TEST_CASE(noise_precision_m_step_against_its_closed_form) {
              "E_q[r²] by draws " << r2.mean() << " vs " << expected << " (se " << se << ")");
 }
 
+// The model rebuilt with a learned τ reads the same rows in place (no copy of the data), and its
+// losses are those of a model built here from its own copy of the data with that τ, bit for bit.
+BOOST_AUTO_TEST_CASE(the_model_with_a_new_tau_shares_the_data) {
+  const TanhModel model = tanh_regression(1.0);
+  const TanhModel at_tau = vi::detail::with_noise_precision(model, 7.5);
+  BOOST_TEST(at_tau.data().X.data() == model.data().X.data());
+  BOOST_TEST(at_tau.likelihood().precision() == 7.5);
+  const TanhModel own(model.net(), nn::GaussianFixedNoise(7.5), model.data());
+  vi::Rng rng(8);
+  const VectorXd theta = vi::standard_normal(rng, model.num_params());
+  BOOST_TEST(at_tau.total_loss(theta) == own.total_loss(theta));
+  BOOST_TEST(at_tau.total_loss(theta) != model.total_loss(theta));
+}
+
 // On a 4-block network by VOGN: the reported δ_b are the M-step of the posterior at the last
 // update (a CHECK: true by construction, each update's δ is optimal_prior_precisions of the q it
 // was given), and equal P_b / (‖μ_b‖² + Σ_{j∈b} 1/λ_j) recomputed here from that q. The last
