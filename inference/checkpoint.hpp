@@ -5,7 +5,8 @@
 // position, the two generators (training draws, and the separate stream the history's ELBO uses,
 // so that recording history never changes training), the method's state as named arrays, the
 // history and the counters so far, and the training loss at the start (the divergence rule's
-// reference). encode()/decode() turn it into JSON text whose doubles
+// reference); a run that changes the loop's options between phases (empirical Bayes) adds its
+// own state. encode()/decode() turn it into JSON text whose doubles
 // round-trip exactly (nlohmann-json prints the shortest representation that reads back to the
 // same bits); a history number that is not finite (the ELBO and KL of a point estimate are NaN,
 // a diverged loss ±∞), which JSON cannot hold, is saved as the string "NaN", "Infinity" or
@@ -76,6 +77,39 @@ Eigen::Index count_field(const nlohmann::json& j, const std::string& field) {
   return j.get<Eigen::Index>();
 }
 
+// Named arrays as JSON: [{"name", "rows", "cols", "data": column-major numbers}, ...].
+template <int = 0>
+nlohmann::json encode_arrays(const NamedArrays& arrays) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, m] : arrays) {
+    std::vector<double> v(m.data(), m.data() + m.size());
+    out.push_back({{"name", name}, {"rows", m.rows()}, {"cols", m.cols()}, {"data", v}});
+  }
+  return out;
+}
+
+// The inverse of encode_arrays. Throws std::invalid_argument naming `prefix`.name when an
+// array's numbers are not as many as its shape, and nlohmann::json's errors for other damage.
+template <int = 0>
+NamedArrays decode_arrays(const nlohmann::json& j, const std::string& prefix) {
+  NamedArrays out;
+  for (const nlohmann::json& a : j) {
+    const std::string field = prefix + "." + a.at("name").get<std::string>();
+    const Eigen::Index rows = count_field(a.at("rows"), field + ".rows"),
+                       cols = count_field(a.at("cols"), field + ".cols");
+    const auto data = a.at("data").get<std::vector<double>>();
+    const auto size = static_cast<Eigen::Index>(data.size());
+    // rows·cols compared without forming it (it may overflow).
+    check_field((rows == 0 || cols == 0) ? size == 0 : (size % rows == 0 && size / rows == cols),
+                field + ".data",
+                "has " + std::to_string(data.size()) + " numbers for rows = " +
+                    std::to_string(rows) + " and cols = " + std::to_string(cols));
+    out.emplace_back(a.at("name").get<std::string>(),
+                     Eigen::Map<const Eigen::MatrixXd>(data.data(), rows, cols));
+  }
+  return out;
+}
+
 }  // namespace detail
 
 struct FitCheckpoint {
@@ -95,6 +129,11 @@ struct FitCheckpoint {
   // What the caller set to identify the data set the run is on (the tool: its size and a
   // checksum of its numbers); empty: none. resume() does not read it: the caller compares it.
   std::string data_fingerprint;
+  // The state of a run around the fit loop that changes its options between phases (empirical
+  // Bayes's learned δ and τ, empirical_bayes.hpp) and that run's own generator; empty in a plain
+  // run. The loop copies them from a CheckpointAddition among its callbacks.
+  NamedArrays hyperparameters;
+  std::string hyperparameter_rng;
 
   // Cost: O(size of the state) text formatting.
   template <int = 0>
@@ -110,12 +149,10 @@ struct FitCheckpoint {
     j["position"] = position;
     j["rng"] = rng;
     j["eval_rng"] = eval_rng;
-    json arrays = json::array();
-    for (const auto& [name, m] : state) {
-      std::vector<double> v(m.data(), m.data() + m.size());
-      arrays.push_back({{"name", name}, {"rows", m.rows()}, {"cols", m.cols()}, {"data", v}});
-    }
-    j["state"] = arrays;
+    j["state"] = detail::encode_arrays(state);
+    if (!hyperparameters.empty())
+      j["hyperparameters"] = {{"arrays", detail::encode_arrays(hyperparameters)},
+                              {"rng", hyperparameter_rng}};
     json rows = json::array();
     for (const HistoryRow& r : history) {
       json metrics = json::array();
@@ -178,20 +215,12 @@ struct FitCheckpoint {
                               " entries of the order");
       c.rng = j.at("rng").get<std::string>();
       c.eval_rng = j.at("eval_rng").get<std::string>();
-      for (const json& a : j.at("state")) {
-        const std::string field = "state." + a.at("name").get<std::string>();
-        const Eigen::Index rows = count_field(a.at("rows"), field + ".rows"),
-                           cols = count_field(a.at("cols"), field + ".cols");
-        const auto data = a.at("data").get<std::vector<double>>();
-        const auto size = static_cast<Eigen::Index>(data.size());
-        // rows·cols compared without forming it (it may overflow).
-        detail::check_field(
-            (rows == 0 || cols == 0) ? size == 0 : (size % rows == 0 && size / rows == cols),
-            field + ".data",
-            "has " + std::to_string(data.size()) + " numbers for rows = " + std::to_string(rows) +
-                " and cols = " + std::to_string(cols));
-        c.state.emplace_back(a.at("name").get<std::string>(),
-                             Eigen::Map<const Eigen::MatrixXd>(data.data(), rows, cols));
+      c.state = detail::decode_arrays(j.at("state"), "state");
+      if (j.contains("hyperparameters")) {
+        const json& h = j.at("hyperparameters");
+        c.hyperparameters = detail::decode_arrays(h.at("arrays"), "hyperparameters");
+        c.hyperparameter_rng = h.at("rng").get<std::string>();
+        detail::check_field(!c.hyperparameters.empty(), "hyperparameters.arrays", "is empty");
       }
       for (const json& r : j.at("history")) {
         const std::string field = "history[" + std::to_string(c.history.size()) + "]";
@@ -227,6 +256,14 @@ struct FitCheckpoint {
       throw std::invalid_argument(std::string("ngvi::vi::FitCheckpoint::decode: ") + e.what());
     }
   }
+};
+
+// A callback of the fit loop without hooks: every checkpoint the run takes
+// (LoopContext::checkpoint) carries *hyperparameters and *rng as they are at that moment, so that
+// a run wrapped around the loop (fit_with_empirical_bayes) can resume from any of them.
+struct CheckpointAddition {
+  const NamedArrays* hyperparameters = nullptr;
+  const std::string* rng = nullptr;
 };
 
 // The textual state of a generator, and back. Throws std::invalid_argument on a malformed state.

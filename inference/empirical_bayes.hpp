@@ -65,6 +65,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -215,25 +216,96 @@ double optimal_noise_precision(const Model& model, const Posterior& q, int sampl
   return next;
 }
 
-// Fits q to model by the VI method the options name (VON, VOGN, SLANG, IVON, noisy Adam, noisy
-// K-FAC, Bayes-by-backprop), learning the prior precision δ_b of each block and (for an
-// nn::GaussianFixedNoise likelihood that `eb` says to learn) τ by variational EM during the run
-// (top of this file). The first phase starts from the options' prior N(0, δ⁻¹I) (prior_precision,
-// or an isotropic `prior`) and the model's τ. The callbacks see every phase: on_begin and on_end
-// once per phase, the others as in fit() with the run's iteration and epoch. The rng is advanced
-// as by fit() over the whole run; one draw from it first seeds the M-step's own stream. A run that
-// fails or is stopped by a callback ends there, with the (δ, τ) of the phase it ended in; an
-// M-step that fails (a block with ‖μ_b‖² + tr Σ_b = 0, a non-finite τ) ends it as `failed` with the
-// q it was given. Deterministic: bitwise the same result for the same rng, whatever the threads.
-// Throws std::invalid_argument (naming this function, the field and its value) for bad `eb`,
-// blocks that do not cover θ once each, and a `prior` that is not isotropic; and as fit().
-// Cost: that of fit() over all the epochs, plus per update one checkpoint (a copy of the method's
-// state and the history), q.marginal_variances(), the τ M-step (optimal_noise_precision) and a
-// copy of the model (its data shared, for nn::Supervised) when τ is learned.
+namespace detail {
+
+// Empirical Bayes's state as a checkpoint's named arrays (FitCheckpoint::hyperparameters): the
+// current δ_b ("prior_precisions", B×1), the epochs of the updates so far ("update_epochs", U×1)
+// and their δ_b ("update_prior_precisions", B×U); when τ is learned also the current τ
+// ("noise_precision", 1×1) and the updates' ("update_noise_precisions", U×1). Cost: O(B·U).
+template <int = 0>
+NamedArrays empirical_bayes_arrays(const EvidenceHyperparameters& h,
+                                   const std::vector<EmpiricalBayesUpdate>& updates,
+                                   bool learn_tau) {
+  const auto u = static_cast<Eigen::Index>(updates.size());
+  Eigen::MatrixXd epochs(u, 1), deltas(h.prior_precisions.size(), u), taus(u, 1);
+  for (Eigen::Index k = 0; k < u; ++k) {
+    const EmpiricalBayesUpdate& up = updates[static_cast<std::size_t>(k)];
+    epochs(k, 0) = static_cast<double>(up.epoch);
+    deltas.col(k) = up.hyperparameters.prior_precisions;
+    taus(k, 0) = up.hyperparameters.noise_precision;
+  }
+  NamedArrays a{{"prior_precisions", h.prior_precisions},
+                {"update_epochs", epochs},
+                {"update_prior_precisions", deltas}};
+  if (learn_tau) {
+    a.emplace_back("noise_precision", Eigen::MatrixXd::Constant(1, 1, h.noise_precision));
+    a.emplace_back("update_noise_precisions", taus);
+  }
+  return a;
+}
+
+// The inverse of empirical_bayes_arrays for a run with B blocks that does (learn_tau) or does not
+// learn τ. Throws std::invalid_argument naming `who` and the array when one is missing, has
+// another shape, holds a δ or τ that is not positive and finite, or update epochs that are not
+// increasing whole numbers. Cost: O(B·U).
+template <int = 0>
+std::pair<EvidenceHyperparameters, std::vector<EmpiricalBayesUpdate>> empirical_bayes_from(
+    const NamedArrays& a, Eigen::Index blocks, bool learn_tau, const std::string& who) {
+  auto fail = [&](const std::string& what) {
+    return std::invalid_argument(who + ": the checkpoint's empirical-Bayes state " + what);
+  };
+  auto positive = [&](const Eigen::MatrixXd& m, const std::string& name) {
+    for (Eigen::Index k = 0; k < m.size(); ++k)
+      if (!(m.data()[k] > 0.0) || !std::isfinite(m.data()[k]))
+        throw fail("'" + name + "' holds " + std::to_string(m.data()[k]) +
+                   ", not a positive finite precision");
+  };
+  bool has_tau = false;
+  Eigen::Index u = -1;
+  for (const auto& [name, m] : a) {
+    has_tau |= name == "noise_precision";
+    if (name == "update_epochs") u = m.rows();
+  }
+  if (has_tau != learn_tau)
+    throw fail(learn_tau ? "has no noise precision τ, and this run learns it"
+                         : "has a noise precision τ, and this run does not learn it");
+  if (u < 0) throw fail("has no array 'update_epochs'");
+  try {
+    EvidenceHyperparameters h;
+    h.prior_precisions = state_array(a, "prior_precisions", blocks, 1);
+    positive(h.prior_precisions, "prior_precisions");
+    const Eigen::MatrixXd epochs = state_array(a, "update_epochs", u, 1);
+    const Eigen::MatrixXd deltas = state_array(a, "update_prior_precisions", blocks, u);
+    positive(deltas, "update_prior_precisions");
+    Eigen::MatrixXd taus = Eigen::MatrixXd::Constant(u, 1, h.noise_precision);
+    if (learn_tau) {
+      h.noise_precision = state_array(a, "noise_precision", 1, 1)(0, 0);
+      taus = state_array(a, "update_noise_precisions", u, 1);
+      positive(Eigen::MatrixXd::Constant(1, 1, h.noise_precision), "noise_precision");
+      positive(taus, "update_noise_precisions");
+    }
+    std::vector<EmpiricalBayesUpdate> updates;
+    for (Eigen::Index k = 0; k < u; ++k) {
+      const double e = epochs(k, 0);
+      const double previous = k == 0 ? 0.0 : epochs(k - 1, 0);
+      if (!(e > previous) || e != std::floor(e) || !(e < 1e15))
+        throw fail("'update_epochs' holds " + std::to_string(e) + " at entry " + std::to_string(k) +
+                   ", not a whole epoch after the one before");
+      updates.push_back({static_cast<Eigen::Index>(e), {deltas.col(k), taus(k, 0)}});
+    }
+    return {std::move(h), std::move(updates)};
+  } catch (const std::invalid_argument& e) {
+    if (std::string_view(e.what()).starts_with(who)) throw;
+    throw fail(std::string("does not fit: ") + e.what());
+  }
+}
+
+// fit_with_empirical_bayes from its start (from == nullptr, drawing from rng) or from one of its
+// checkpoints (resume_with_empirical_bayes); only_check: return after the checks, before fitting.
 template <class Model, class Options, class... Callbacks>
-EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
+EmpiricalBayesFit<typename Options::posterior_type> run_empirical_bayes(
     const Model& model, const Options& options, const EmpiricalBayesOptions& eb, Rng& rng,
-    Callbacks&&... callbacks) {
+    const FitCheckpoint* from, const std::string& who, bool only_check, Callbacks&&... callbacks) {
   using Q = typename Options::posterior_type;
   static_assert(!std::is_same_v<Q, PointEstimate>,
                 "ngvi::vi::fit_with_empirical_bayes: a point estimate has no Σ; for MAP use "
@@ -242,11 +314,10 @@ EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
       requires { options.prior; },
       "ngvi::vi::fit_with_empirical_bayes: the options need `std::optional<GaussianPrior> "
       "prior`");
-  const std::string who = "ngvi::vi::fit_with_empirical_bayes";
   eb.validate(who);
   EmpiricalBayesFit<Q> r;
   r.blocks = eb.blocks.empty() ? prior_blocks(model) : eb.blocks;
-  detail::check_prior_blocks(r.blocks, model.num_params(), who);
+  check_prior_blocks(r.blocks, model.num_params(), who);
   double delta = options.prior_precision;
   if (options.prior) {
     const std::optional<double> isotropic = options.prior->isotropic_precision();
@@ -257,29 +328,78 @@ EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
                                   "of another family");
     delta = *isotropic;
   }
-  detail::check_positive_finite(who, "prior_precision", delta);
+  check_positive_finite(who, "prior_precision", delta);
   const auto B = static_cast<Eigen::Index>(r.blocks.size());
   r.hyperparameters.prior_precisions = Eigen::VectorXd::Constant(B, delta);
-  const nn::GaussianFixedNoise* g = detail::fixed_noise_likelihood(model);
+  const nn::GaussianFixedNoise* g = fixed_noise_likelihood(model);
   bool learn_tau = false;
-  if constexpr (detail::noise_precision_settable<Model>)
+  if constexpr (noise_precision_settable<Model>)
     learn_tau = eb.learn_noise_precision && g != nullptr;
   if (learn_tau) r.hyperparameters.noise_precision = g->precision();
 
-  Rng m_step_rng(rng());  // the τ M-step's draws, apart from the training stream
   const Eigen::Index per_epoch =
       MinibatchSampler(model.num_examples(), options.loop.minibatch).batches_per_epoch();
   const Eigen::Index total = options.loop.total_iterations(who, per_epoch);
+  // The phases end after epochs first, first + F, ... (an update after each but the last).
+  const Eigen::Index first = (eb.burn_in / eb.frequency + 1) * eb.frequency;
   std::optional<Model> at_tau;  // the model with the learned τ, after the first update
-  std::optional<FitCheckpoint> from;
   Options phase = options;
+  // The prior and model of a phase after the updates in r.
+  auto enter_phase = [&](const EvidenceHyperparameters& h) {
+    phase.prior =
+        GaussianPrior(DiagonalGaussian(Eigen::VectorXd::Zero(model.num_params()),
+                                       per_parameter_precisions(r.blocks, h.prior_precisions)));
+    if (learn_tau) at_tau = with_noise_precision(model, h.noise_precision);
+    r.hyperparameters = h;
+  };
+  Rng m_step_rng;  // the τ M-step's draws, apart from the training stream
+  std::optional<FitCheckpoint> resume_from;
+  if (from != nullptr) {
+    if (from->hyperparameters.empty())
+      throw std::invalid_argument(who +
+                                  ": the checkpoint is of a run without empirical Bayes (it "
+                                  "holds no learned δ and τ); resume it with vi::resume");
+    auto [h, updates] = empirical_bayes_from(from->hyperparameters, B, learn_tau, who);
+    r.updates = std::move(updates);
+    // The updates it made are those this schedule makes, and it has not passed the next one.
+    const auto schedule = [&] {
+      return " (this run's schedule: frequency " + std::to_string(eb.frequency) + ", burn-in " +
+             std::to_string(eb.burn_in) + ", " + std::to_string(options.loop.epochs) +
+             " epochs); resume with the settings of the run that wrote it";
+    };
+    for (std::size_t k = 0; k < r.updates.size(); ++k) {
+      const Eigen::Index due = first + static_cast<Eigen::Index>(k) * eb.frequency;
+      if (r.updates[k].epoch != due || !(due < options.loop.epochs && due * per_epoch < total))
+        throw std::invalid_argument(who + ": the checkpoint's update " + std::to_string(k + 1) +
+                                    " came after epoch " + std::to_string(r.updates[k].epoch) +
+                                    ", which is not when this run updates" + schedule());
+    }
+    const Eigen::Index next = first + static_cast<Eigen::Index>(r.updates.size()) * eb.frequency;
+    if (next < options.loop.epochs && next * per_epoch < total &&
+        from->iteration > next * per_epoch)
+      throw std::invalid_argument(who + ": the checkpoint is at iteration " +
+                                  std::to_string(from->iteration) +
+                                  ", past the update after epoch " + std::to_string(next) +
+                                  ", which it has not made" + schedule());
+    if (!r.updates.empty()) enter_phase(h);
+    m_step_rng = load_rng(from->hyperparameter_rng);
+    resume_from = *from;
+  } else {
+    m_step_rng = Rng(rng());
+  }
+  if (only_check) return r;
+  NamedArrays state = empirical_bayes_arrays(r.hyperparameters, r.updates, learn_tau);
+  std::string state_rng = save_rng(m_step_rng);
+  const CheckpointAddition addition{&state, &state_rng};
   FitCheckpoint end;
-  for (Eigen::Index e = (eb.burn_in / eb.frequency + 1) * eb.frequency;; e += eb.frequency) {
+  for (Eigen::Index e = first + static_cast<Eigen::Index>(r.updates.size()) * eb.frequency;;
+       e += eb.frequency) {
     const bool update = e < options.loop.epochs && e * per_epoch < total;
     phase.loop.epochs = update ? e : options.loop.epochs;
     const Model& current = at_tau ? *at_tau : model;
-    r.fit = from ? resume(current, phase, *from, detail::KeepCheckpoint{&end}, callbacks...)
-                 : fit(current, phase, rng, detail::KeepCheckpoint{&end}, callbacks...);
+    r.fit = resume_from
+                ? resume(current, phase, *resume_from, KeepCheckpoint{&end}, addition, callbacks...)
+                : fit(current, phase, rng, KeepCheckpoint{&end}, addition, callbacks...);
     if (!update || r.fit.status != FitStatus::finished) break;
     try {
       EvidenceHyperparameters h = r.hyperparameters;
@@ -294,22 +414,77 @@ EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
         h.noise_precision =
             (eb.noise_prior_shape + half_targets) / (eb.noise_prior_rate + half_targets / ml);
       }
-      phase.prior =
-          GaussianPrior(DiagonalGaussian(Eigen::VectorXd::Zero(model.num_params()),
-                                         per_parameter_precisions(r.blocks, h.prior_precisions)));
-      if (learn_tau) at_tau = detail::with_noise_precision(model, h.noise_precision);
-      r.hyperparameters = h;
       r.updates.push_back({e, h});
+      enter_phase(h);
     } catch (const std::domain_error& ex) {
       r.fit.status = FitStatus::failed;
       r.fit.message = who + ": the M-step after epoch " + std::to_string(e) +
                       " failed: " + ex.what() + "; the posterior is the one it was given";
       break;
     }
-    from = end;
+    state = empirical_bayes_arrays(r.hyperparameters, r.updates, learn_tau);
+    state_rng = save_rng(m_step_rng);
+    resume_from = end;
   }
   rng = load_rng(end.rng);
   return r;
+}
+
+}  // namespace detail
+
+// Fits q to model by the VI method the options name (VON, VOGN, SLANG, IVON, noisy Adam, noisy
+// K-FAC, Bayes-by-backprop), learning the prior precision δ_b of each block and (for an
+// nn::GaussianFixedNoise likelihood that `eb` says to learn) τ by variational EM during the run
+// (top of this file). The first phase starts from the options' prior N(0, δ⁻¹I) (prior_precision,
+// or an isotropic `prior`) and the model's τ. The callbacks see every phase: on_begin and on_end
+// once per phase, the others as in fit() with the run's iteration and epoch; every checkpoint
+// they take (a Checkpointer's) holds the (δ, τ) of its phase, the updates so far and the M-step's
+// generator (FitCheckpoint::hyperparameters), so that resume_with_empirical_bayes continues the
+// run from it. The rng is advanced as by fit() over the whole run; one draw from it first seeds
+// the M-step's own stream. A run that fails or is stopped by a callback ends there, with the
+// (δ, τ) of the phase it ended in; an M-step that fails (a block with ‖μ_b‖² + tr Σ_b = 0, a
+// non-finite τ) ends it as `failed` with the q it was given. Deterministic: bitwise the same
+// result for the same rng, whatever the threads.
+// Throws std::invalid_argument (naming this function, the field and its value) for bad `eb`,
+// blocks that do not cover θ once each, and a `prior` that is not isotropic; and as fit().
+// Cost: that of fit() over all the epochs, plus per update one checkpoint (a copy of the method's
+// state and the history), q.marginal_variances(), the τ M-step (optimal_noise_precision) and a
+// copy of the model (its data shared, for nn::Supervised) when τ is learned.
+template <class Model, class Options, class... Callbacks>
+EmpiricalBayesFit<typename Options::posterior_type> fit_with_empirical_bayes(
+    const Model& model, const Options& options, const EmpiricalBayesOptions& eb, Rng& rng,
+    Callbacks&&... callbacks) {
+  return detail::run_empirical_bayes(model, options, eb, rng, nullptr,
+                                     "ngvi::vi::fit_with_empirical_bayes", false,
+                                     std::forward<Callbacks>(callbacks)...);
+}
+
+// Continues a run of fit_with_empirical_bayes from one of its checkpoints, with the same model
+// (its initial τ), options and eb: the result is bitwise that of the uninterrupted run. Throws
+// std::invalid_argument naming this function for a checkpoint of a run without empirical Bayes,
+// or whose empirical-Bayes state does not fit these blocks and eb (see empirical_bayes_from);
+// and as vi::resume. Cost: as fit_with_empirical_bayes for the epochs left.
+template <class Model, class Options, class... Callbacks>
+EmpiricalBayesFit<typename Options::posterior_type> resume_with_empirical_bayes(
+    const Model& model, const Options& options, const EmpiricalBayesOptions& eb,
+    const FitCheckpoint& checkpoint, Callbacks&&... callbacks) {
+  Rng rng;
+  return detail::run_empirical_bayes(model, options, eb, rng, &checkpoint,
+                                     "ngvi::vi::resume_with_empirical_bayes", false,
+                                     std::forward<Callbacks>(callbacks)...);
+}
+
+// Throws what resume_with_empirical_bayes(model, options, eb, checkpoint) throws before it fits
+// (bad options, a checkpoint without empirical Bayes's state or whose state does not fit these
+// blocks, eb and options), and fits nothing: a caller can refuse a checkpoint before a run.
+// Cost: O(B·U), and a copy of the model (its data shared) when τ is learned.
+template <class Model, class Options>
+void check_resume_with_empirical_bayes(const Model& model, const Options& options,
+                                       const EmpiricalBayesOptions& eb,
+                                       const FitCheckpoint& checkpoint) {
+  Rng rng;
+  detail::run_empirical_bayes(model, options, eb, rng, &checkpoint,
+                              "ngvi::vi::resume_with_empirical_bayes", true);
 }
 
 }  // namespace ngvi::vi

@@ -280,6 +280,10 @@ class LoopContext {
     c.history = history_;
     c.counters = counters_;
     c.start_train_nll = start_train_nll_;
+    if (addition_ != nullptr) {
+      c.hyperparameters = *addition_->hyperparameters;
+      c.hyperparameter_rng = *addition_->rng;
+    }
     return c;
   }
 
@@ -312,6 +316,7 @@ class LoopContext {
   double start_train_nll_ = 0.0;  // Σᵢ ℓᵢ at the initial mean (the divergence rule's start)
   std::vector<HistoryRow> history_;
   Counters counters_;
+  const CheckpointAddition* addition_ = nullptr;  // a callback's state for checkpoints, if any
 };
 
 template <class Model, class Options, class... Callbacks>
@@ -368,6 +373,10 @@ auto run_fit_loop(const Model& model, const Options& given, Rng& rng, Rng& eval_
   for (const HistoryRow& row : ctx.history_) watch.see(row.train_nll * per_example);
 
   auto each = [&](auto&& f) { (f(callbacks), ...); };
+  each([&](auto& cb) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(cb)>, CheckpointAddition>)
+      ctx.addition_ = &cb;
+  });
   each([&](auto& cb) {
     if constexpr (requires { cb.on_begin(ctx); }) cb.on_begin(ctx);
   });

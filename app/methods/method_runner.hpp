@@ -123,6 +123,10 @@ FitOutcome run_fit(const Model& model, const Options& options, const FitRequest&
   if (request.resume && request.resume->method != Options::name)
     throw UsageError("the checkpoint to resume is of method '" + request.resume->method +
                      "', not '" + Options::name + "'");
+  if (request.resume && !request.resume->hyperparameters.empty())
+    throw UsageError(
+        "the checkpoint to resume is of a run that learned its hyperparameters (it holds δ and "
+        "τ): resume it with the --hyperparameters it was run with");
   if (request.resume) check_resume_fits(model, options, *request.resume);
   const auto t0 = std::chrono::steady_clock::now();
   FitOutcome out;
@@ -317,15 +321,25 @@ FitOutcome fit_last_layer_laplace(const Model& model, const vi::MapOptions& o,
 // τ to the mean of q(τ) = Gam(6 + N·d/2, 6 + ½E_q[…]) (Zhang et al. 2018, Appendix C.1). The
 // epoch hook sees q on the way. A checkpoint file would not hold δ and τ, so neither --checkpoint
 // nor --resume is taken (UsageError). Cost: the method's fit, plus per update q's marginal
-// variances and 16 full-data losses.
+// variances and 16 full-data losses. Its checkpoints hold the learned δ and τ, the updates so
+// far and the M-step's generator, and request.resume continues the run from one of them
+// (vi::resume_with_empirical_bayes); a checkpoint of a run without them, or of another method,
+// throws UsageError before the run.
 template <class Model, class Options>
 FitOutcome fit_empirical_bayes(const Model& model, const Options& o, const FitRequest& request,
                                vi::Rng& rng) {
   const HyperparameterSource source = request.settings.hyperparameters;
-  if (request.resume || !request.checkpoint.empty())
-    throw UsageError(std::string("--hyperparameters ") + hyperparameters_setting_name(source) +
-                     " does not write or resume checkpoints (they would not hold the learned δ "
-                     "and τ)");
+  if (request.resume) {
+    if (request.resume->method != Options::name)
+      throw UsageError("the checkpoint to resume is of method '" + request.resume->method +
+                       "', not '" + Options::name + "'");
+    if (request.resume->hyperparameters.empty())
+      throw UsageError(std::string("the checkpoint to resume is of a run without "
+                                   "--hyperparameters; --hyperparameters ") +
+                       hyperparameters_setting_name(source) +
+                       " resumes only its own checkpoints, which hold the learned δ and τ");
+    check_resume_fits(model, o, *request.resume);
+  }
   vi::EmpiricalBayesOptions eb;
   eb.frequency = std::max<Eigen::Index>(1, o.loop.epochs / 20);
   eb.burn_in = o.loop.epochs / 4;
@@ -334,12 +348,25 @@ FitOutcome fit_empirical_bayes(const Model& model, const Options& o, const FitRe
     eb.noise_prior_shape = 6.0;
     eb.noise_prior_rate = 6.0;
   }
+  if (request.resume) {
+    try {
+      vi::check_resume_with_empirical_bayes(model, o, eb, *request.resume);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("the checkpoint to resume does not fit this run: ") + e.what());
+    }
+  }
   const Eigen::Index m = o.loop.minibatch > 0 ? o.loop.minibatch : model.num_examples();
   const auto t0 = std::chrono::steady_clock::now();
   FitOutcome out;
   try {
     EpochReporter<AsIs> reporter{request, (model.num_examples() + m - 1) / m, AsIs{}};
-    auto r = vi::fit_with_empirical_bayes(model, o, eb, rng, reporter);
+    io::Checkpointer checkpointer{
+        request.checkpoint, request.checkpoint_every,
+        request.checkpoint.empty() ? std::string() : io::data_fingerprint(model.data())};
+    auto r =
+        request.resume
+            ? vi::resume_with_empirical_bayes(model, o, eb, *request.resume, reporter, checkpointer)
+            : vi::fit_with_empirical_bayes(model, o, eb, rng, reporter, checkpointer);
     out.ok = r.fit.ok();
     out.message = r.fit.message;
     out.posterior = AnyPosterior(std::move(r.fit.posterior));

@@ -1,7 +1,8 @@
 // FitCheckpoint's text form: a checkpoint reads back as itself, and decode() refuses a file
 // whose fields do not hold together, naming the field: an order that is not a permutation
 // (issue 22: all zeros was accepted, and every later minibatch was example 0), a position past
-// the order, negative counts, a state array whose numbers do not fill its shape.
+// the order, negative counts, a state array whose numbers do not fill its shape; the state of a run
+// around the loop (empirical Bayes) reads back and is checked the same way.
 #include <string>
 #include <vector>
 
@@ -123,6 +124,34 @@ BOOST_AUTO_TEST_CASE(every_field_is_checked_and_named) {
   check_error_mentions(
       [] { (void)vi::FitCheckpoint::decode(edited([](auto& j) { j["counters"]["steps"] = -3; })); },
       "field \"counters.steps\" is -3");
+}
+
+// The state of a run around the loop (empirical Bayes's δ, τ and generator) reads back as itself,
+// a plain checkpoint has none, and its arrays are checked as the method's are.
+BOOST_AUTO_TEST_CASE(hyperparameters_read_back_and_are_checked) {
+  BOOST_TEST(vi::FitCheckpoint::decode(four_examples().encode()).hyperparameters.empty());
+  vi::FitCheckpoint c = four_examples();
+  c.hyperparameters = {{"prior_precisions", Eigen::MatrixXd::Constant(3, 1, 0.25)},
+                       {"update_epochs", Eigen::MatrixXd::Constant(1, 1, 15.0)}};
+  c.hyperparameter_rng = vi::save_rng(vi::Rng(5));
+  const vi::FitCheckpoint back = vi::FitCheckpoint::decode(c.encode());
+  BOOST_TEST_REQUIRE(back.hyperparameters.size() == 2u);
+  BOOST_TEST(back.hyperparameters[0].first == "prior_precisions");
+  BOOST_TEST((back.hyperparameters[0].second.array() == 0.25).all());
+  BOOST_TEST(back.hyperparameters[0].second.rows() == 3);
+  BOOST_TEST(back.hyperparameters[1].second(0, 0) == 15.0);
+  BOOST_TEST(back.hyperparameter_rng == c.hyperparameter_rng);
+  nlohmann::json j = nlohmann::json::parse(c.encode());
+  j["hyperparameters"]["arrays"][0]["rows"] = 2;
+  check_error_mentions(
+      [&] { (void)vi::FitCheckpoint::decode(j.dump()); },
+      "field \"hyperparameters.prior_precisions.data\" has 3 numbers for rows = 2");
+  j["hyperparameters"]["arrays"] = nlohmann::json::array();
+  check_error_mentions([&] { (void)vi::FitCheckpoint::decode(j.dump()); },
+                       "field \"hyperparameters.arrays\" is empty");
+  j.erase("hyperparameters");
+  j["hyperparameters"] = {{"arrays", nlohmann::json::array()}};
+  check_error_mentions([&] { (void)vi::FitCheckpoint::decode(j.dump()); }, "malformed checkpoint");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

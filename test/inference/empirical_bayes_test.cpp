@@ -6,7 +6,8 @@
 // estimate; on a small tanh network fitted by VOGN, the reported δ_b against the M-step of the
 // posterior at the last update, and the last phase's prior and τ against the KL and training loss
 // recomputed here; a run without updates against the plain fit, bitwise; 1 and 2 threads, bitwise;
-// bad options.
+// runs resumed from their checkpoints against the uninterrupted run, bitwise; bad options and
+// checkpoints that do not fit.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -348,6 +349,120 @@ BOOST_AUTO_TEST_CASE(one_and_two_threads_give_the_same_bits) {
                      "δ_b");
   NGVI_CHECK_BITWISE(one.hyperparameters.noise_precision, two.hyperparameters.noise_precision, "τ");
   NGVI_CHECK_BITWISE(one.fit.history.back().elbo, two.fit.history.back().elbo, "last ELBO");
+}
+
+// Keeps the loop's checkpoint at the given iterations.
+struct KeepCheckpointsAt {
+  std::vector<Eigen::Index> at;
+  std::vector<vi::FitCheckpoint>* out;
+  template <class Ctx>
+  bool on_iteration(const Ctx& ctx) {
+    for (const Eigen::Index k : at)
+      if (ctx.iteration() == k) out->push_back(ctx.checkpoint());
+    return false;
+  }
+};
+
+// A run resumed from its checkpoints (written as text and read back) ends with the bits of the
+// uninterrupted run: q, the last (δ, τ), every update and the history. The checkpoints are taken
+// before any update (iteration 40, epoch 14), in the phase after the first (50), at the end of
+// epoch 20 just before the second M-step (60) and after the third (80). Reference: the same run
+// without interruption.
+BOOST_AUTO_TEST_CASE(resumed_runs_end_bitwise_as_the_uninterrupted_run) {
+  const TanhModel model = tanh_regression(1.0);
+  std::vector<vi::FitCheckpoint> taken;
+  vi::Rng rng(11);
+  const auto whole = vi::fit_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), rng,
+                                                  KeepCheckpointsAt{{40, 50, 60, 80}, &taken});
+  BOOST_TEST_REQUIRE(whole.fit.ok(), whole.fit.message);
+  BOOST_TEST_REQUIRE(whole.updates.size() == 3u);
+  BOOST_TEST_REQUIRE(taken.size() == 4u);
+  const std::vector<std::size_t> updates_in = {0, 1, 1, 3};
+  for (std::size_t c = 0; c < taken.size(); ++c) {
+    const std::string at = "resumed at iteration " + std::to_string(taken[c].iteration);
+    BOOST_TEST_REQUIRE(!taken[c].hyperparameters.empty(), at);
+    const vi::FitCheckpoint read = vi::FitCheckpoint::decode(taken[c].encode());
+    BOOST_TEST(vi::state_array(read.hyperparameters, "update_epochs",
+                               static_cast<Eigen::Index>(updates_in[c]), 1)
+                       .size() == static_cast<Eigen::Index>(updates_in[c]),
+               at);
+    const auto resumed =
+        vi::resume_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), read);
+    BOOST_TEST_REQUIRE(resumed.fit.ok(), resumed.fit.message);
+    NGVI_CHECK_BITWISE(resumed.fit.posterior.mean(), whole.fit.posterior.mean(), at + ": mean");
+    NGVI_CHECK_BITWISE(resumed.fit.posterior.precision(), whole.fit.posterior.precision(),
+                       at + ": precision");
+    NGVI_CHECK_BITWISE(resumed.hyperparameters.prior_precisions,
+                       whole.hyperparameters.prior_precisions, at + ": δ_b");
+    NGVI_CHECK_BITWISE(resumed.hyperparameters.noise_precision,
+                       whole.hyperparameters.noise_precision, at + ": τ");
+    BOOST_TEST_REQUIRE(resumed.updates.size() == whole.updates.size(), at);
+    for (std::size_t u = 0; u < whole.updates.size(); ++u) {
+      BOOST_TEST(resumed.updates[u].epoch == whole.updates[u].epoch, at);
+      NGVI_CHECK_BITWISE(resumed.updates[u].hyperparameters.prior_precisions,
+                         whole.updates[u].hyperparameters.prior_precisions,
+                         at + ": δ_b of update " + std::to_string(u));
+      NGVI_CHECK_BITWISE(resumed.updates[u].hyperparameters.noise_precision,
+                         whole.updates[u].hyperparameters.noise_precision,
+                         at + ": τ of update " + std::to_string(u));
+    }
+    BOOST_TEST_REQUIRE(resumed.fit.history.size() == whole.fit.history.size(), at);
+    NGVI_CHECK_BITWISE(resumed.fit.history.back().elbo, whole.fit.history.back().elbo,
+                       at + ": last ELBO");
+    NGVI_CHECK_BITWISE(resumed.fit.history.back().train_nll, whole.fit.history.back().train_nll,
+                       at + ": last training loss");
+  }
+  // The run's own stream matters: another seed ends elsewhere, so the comparison can fail.
+  vi::Rng other(12);
+  const auto moved =
+      vi::fit_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), other);
+  BOOST_TEST(moved.fit.posterior.mean() != whole.fit.posterior.mean());
+}
+
+// A checkpoint without empirical Bayes's state, or with one that does not fit the run, is
+// refused by name.
+BOOST_AUTO_TEST_CASE(resume_refuses_checkpoints_that_do_not_fit) {
+  const TanhModel model = tanh_regression(1.0);
+  vi::Rng rng(11);
+  vi::FitCheckpoint plain_end;
+  vi::fit(model, small_vogn(1), rng, vi::detail::KeepCheckpoint{&plain_end});
+  check_error_mentions(
+      [&] {
+        vi::resume_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), plain_end);
+      },
+      "without empirical Bayes");
+
+  std::vector<vi::FitCheckpoint> taken;
+  vi::Rng again(11);
+  vi::fit_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), again,
+                               KeepCheckpointsAt{{50}, &taken});
+  BOOST_TEST_REQUIRE(taken.size() == 1u);
+  vi::EmpiricalBayesOptions keep_tau = every_five_after_ten();
+  keep_tau.learn_noise_precision = false;
+  check_error_mentions(
+      [&] { vi::resume_with_empirical_bayes(model, small_vogn(1), keep_tau, taken[0]); },
+      "this run does not learn it");
+  vi::FitCheckpoint damaged = taken[0];
+  for (auto& [name, m] : damaged.hyperparameters)
+    if (name == "prior_precisions") m(1, 0) = -2.0;
+  check_error_mentions(
+      [&] {
+        vi::resume_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), damaged);
+      },
+      "'prior_precisions' holds -2");
+  vi::EmpiricalBayesOptions two_blocks = every_five_after_ten();
+  two_blocks.blocks = {nn::Block{"first", 9, 1, 0},
+                       nn::Block{"rest", model.num_params() - 9, 1, 9}};
+  check_error_mentions(
+      [&] { vi::resume_with_empirical_bayes(model, small_vogn(1), two_blocks, taken[0]); },
+      "prior_precisions' is 4×1, expected 2×1");
+  // Another schedule: updates every 4 epochs after 8 would have updated after epoch 12, not 15.
+  vi::EmpiricalBayesOptions other_schedule = every_five_after_ten();
+  other_schedule.frequency = 4;
+  other_schedule.burn_in = 8;
+  check_error_mentions(
+      [&] { vi::resume_with_empirical_bayes(model, small_vogn(1), other_schedule, taken[0]); },
+      "update 1 came after epoch 15, which is not when this run updates");
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_named) {
