@@ -231,7 +231,7 @@ FitOutcome fit_evidence_laplace(const Model& model, const vi::MapOptions& o,
     const Model at_tau =
         std::isnan(h.noise_precision)
             ? model
-            : Model{model.net(), nn::GaussianFixedNoise(h.noise_precision), model.data()};
+            : Model{model.net(), nn::GaussianFixedNoise(h.noise_precision), model.shared_data()};
     vi::Laplace<vi::FullGaussian> a = vi::laplace(at_tau, theta, l);
     out.evidence = LaplaceEvidence{a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
                                    theta.squaredNorm(),       a.gradient_norm,  theta.size()};
