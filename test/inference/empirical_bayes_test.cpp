@@ -463,6 +463,16 @@ BOOST_AUTO_TEST_CASE(resume_refuses_checkpoints_that_do_not_fit) {
   check_error_mentions(
       [&] { vi::resume_with_empirical_bayes(model, small_vogn(1), other_schedule, taken[0]); },
       "update 1 came after epoch 15, which is not when this run updates");
+  // The state of before the first update in a checkpoint of iteration 50, past that update.
+  vi::FitCheckpoint behind = taken[0];
+  for (auto& [name, m] : behind.hyperparameters)
+    if (name.starts_with("update_"))
+      m = name == "update_prior_precisions" ? MatrixXd(4, 0) : MatrixXd(0, 1);
+  check_error_mentions(
+      [&] {
+        vi::resume_with_empirical_bayes(model, small_vogn(1), every_five_after_ten(), behind);
+      },
+      "the checkpoint is at iteration 50, past the update after epoch 15, which it has not made");
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_named) {
