@@ -10,6 +10,11 @@
 // stream, agree on every rank without being sent (the draws rank 0 makes are the draws every
 // rank makes); every rank holds the data, and the work on it is what is split.
 //
+// Built over vi::RowBlocks instead, the blocks are those of the data rows (batch_reducer.hpp):
+// rank r sums the batch's examples in the rows of its blocks, RowBlocks::rows_of(r, R), and
+// needs no others — its model may hold those rows alone (nn::RowWindow), read by that rank
+// alone — and the sum is bit for bit vi::BlockedReducer(RowBlocks) in one process.
+//
 // A rank whose blocks throw does not leave the others waiting: the ranks first exchange a
 // status (MPI_Allgather of one int and a fixed-length message), and if any failed every rank
 // throws RankFailure naming the lowest failed rank and its error.
@@ -23,6 +28,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -112,13 +118,41 @@ class MpiReducer final : public vi::BatchReducer {
   // std::invalid_argument for blocks < 1. The communicator must outlive the reducer.
   explicit MpiReducer(MPI_Comm comm, Eigen::Index blocks = 16)
       : comm_(comm), blocks_(vi::BatchBlocks::checked(blocks)) {}
+  // Over the row blocks of `rows` (header comment); rank r needs the rows rows.rows_of(r, R).
+  MpiReducer(MPI_Comm comm, const vi::RowBlocks& rows)
+      : comm_(comm), blocks_(rows.count()), rows_(rows) {}
 
   Eigen::VectorXd sum(std::span<const Eigen::Index> batch, Eigen::Index length,
                       const ad::ParallelOptions& parallel,
                       const vi::AddContributions& add) const override {
+    const std::size_t k = rows_ ? static_cast<std::size_t>(rows_->count())
+                                : vi::BatchBlocks(batch.size(), blocks_).count();
+    return exchange(k, length, [&](std::size_t first, std::size_t last) {
+      return rows_ ? vi::row_block_sums(batch, *rows_, first, last, length, parallel, add)
+                   : vi::block_sums(batch, vi::BatchBlocks(batch.size(), blocks_), first, last,
+                                    length, parallel, add);
+    });
+  }
+  Eigen::VectorXd sum_all(Eigen::Index n, Eigen::Index length, const ad::ParallelOptions& parallel,
+                          const vi::AddContributions& add) const override {
+    if (!rows_) return vi::BatchReducer::sum_all(n, length, parallel, add);
+    vi::check_all_rows(*rows_, n, "ngvi::distributed::MpiReducer::sum_all");
+    return exchange(static_cast<std::size_t>(rows_->count()), length,
+                    [&](std::size_t first, std::size_t last) {
+                      return vi::all_rows_block_sums(*rows_, first, last, length, parallel, add);
+                    });
+  }
+  const vi::RowBlocks* row_blocks() const override { return rows_ ? &*rows_ : nullptr; }
+
+  // Counters of the sums so far (not thread-safe: read them from the thread that fits).
+  const MpiReducerStats& stats() const { return stats_; }
+
+ private:
+  // The sum of k blocks: this rank's, own(first, last) for its run of blocks, then every
+  // rank's exchanged and added in block order (the header comment).
+  template <class Own>
+  Eigen::VectorXd exchange(std::size_t k, Eigen::Index length, const Own& own) const {
     const int ranks = size_of(comm_), rank = rank_of(comm_);
-    const vi::BatchBlocks b(batch.size(), blocks_);
-    const std::size_t k = b.count();
     auto first = [&](int r) {
       return static_cast<std::size_t>(r) * k / static_cast<std::size_t>(ranks);
     };
@@ -127,7 +161,7 @@ class MpiReducer final : public vi::BatchReducer {
     std::string error;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      mine = vi::block_sums(batch, b, first(rank), first(rank + 1), length, parallel, add);
+      mine = own(first(rank), first(rank + 1));
     } catch (const std::exception& e) {
       status = 1;
       error = e.what();
@@ -155,12 +189,9 @@ class MpiReducer final : public vi::BatchReducer {
     return vi::sum_in_block_order(all);
   }
 
-  // Counters of the sums so far (not thread-safe: read them from the thread that fits).
-  const MpiReducerStats& stats() const { return stats_; }
-
- private:
   MPI_Comm comm_;
   Eigen::Index blocks_;
+  std::optional<vi::RowBlocks> rows_;
   mutable MpiReducerStats stats_;
 };
 

@@ -25,8 +25,11 @@
 // (docs/architecture.md, "Compile time").
 #pragma once
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -118,9 +121,12 @@ struct FitCheckpoint {
   Eigen::Index epoch = 0;           // epochs started
   std::vector<Eigen::Index> order;  // the sampler's permutation
   Eigen::Index position = 0;        // and the position in it
-  std::string rng;                  // training generator state
-  std::string eval_rng;             // history (ELBO) generator state
-  NamedArrays state;                // the method's own state
+  // A sampler stratified over row blocks (minibatch.hpp) holds no permutation: `order` is empty,
+  // `position` the batches drawn this epoch, and this the epoch's key.
+  std::optional<std::uint64_t> sampler_key;
+  std::string rng;       // training generator state
+  std::string eval_rng;  // history (ELBO) generator state
+  NamedArrays state;     // the method's own state
   std::vector<HistoryRow> history;
   Counters counters;
   // Σᵢ ℓᵢ at the run's initial mean, where the divergence rule starts (DivergenceRule,
@@ -147,6 +153,7 @@ struct FitCheckpoint {
     j["epoch"] = epoch;
     j["order"] = order;
     j["position"] = position;
+    if (sampler_key) j["sampler_key"] = std::to_string(*sampler_key);
     j["rng"] = rng;
     j["eval_rng"] = eval_rng;
     j["state"] = detail::encode_arrays(state);
@@ -210,7 +217,22 @@ struct FitCheckpoint {
                 std::to_string(*k) + " is " + std::to_string(c.order[*k]) +
                 (c.order[*k] >= 0 && c.order[*k] < n ? ", which an earlier entry holds" : ""));
       c.position = count_field(j.at("position"), "position");
-      detail::check_field(c.position <= n, "position",
+      if (j.contains("sampler_key")) {
+        const json& k = j.at("sampler_key");
+        const std::string digits = k.is_string() ? k.get<std::string>() : std::string();
+        detail::check_field(!digits.empty() && digits.size() <= 20 &&
+                                digits.find_first_not_of("0123456789") == std::string::npos,
+                            "sampler_key", "is " + k.dump() + ", not a 64-bit count in a string");
+        std::uint64_t key = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), key);
+        detail::check_field(ec == std::errc() && end == digits.data() + digits.size(),
+                            "sampler_key", "is " + k.dump() + ", beyond 64 bits");
+        detail::check_field(c.order.empty(), "order",
+                            "holds " + std::to_string(n) +
+                                " entries, but a stratified sampler (sampler_key) has none");
+        c.sampler_key = key;
+      }
+      detail::check_field(c.sampler_key || c.position <= n, "position",
                           "is " + std::to_string(c.position) + ", beyond the " + std::to_string(n) +
                               " entries of the order");
       c.rng = j.at("rng").get<std::string>();

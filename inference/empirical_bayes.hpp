@@ -147,12 +147,15 @@ constexpr bool noise_precision_settable = requires(const Model& m) {
 };
 
 // The model with its nn::GaussianFixedNoise likelihood's τ replaced, over the same data: shared
-// where the model shares them (nn::Supervised::shared_data), else copied. Cost: a copy of the
+// (with its window of rows) where the model shares them (nn::Supervised::shared_data), else
+// copied. Cost: a copy of the
 // network, a pass over the data to check them, and for a model that cannot share them a copy.
 template <class Model>
 Model with_noise_precision(const Model& model, double tau) {
   nn::GaussianFixedNoise likelihood(tau, fixed_noise_likelihood(model)->output_dim());
-  if constexpr (requires { Model(model.net(), likelihood, model.shared_data()); })
+  if constexpr (requires { Model(model.net(), likelihood, model.shared_data(), model.window()); })
+    return Model(model.net(), std::move(likelihood), model.shared_data(), model.window());
+  else if constexpr (requires { Model(model.net(), likelihood, model.shared_data()); })
     return Model(model.net(), std::move(likelihood), model.shared_data());
   else
     return Model(model.net(), std::move(likelihood), model.data());

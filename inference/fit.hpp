@@ -167,6 +167,14 @@ Options with_prior_resolved(const Options& given, Eigen::Index p, const std::str
   return o;
 }
 
+// KL(q ‖ p₀) of a history row: to the options' `prior` when one is set, else to N(0, δ⁻¹I).
+template <class Options, class Q>
+double history_kl(const Options& o, const Q& q) {
+  if constexpr (requires { o.prior->kl(q); })
+    if (o.prior) return o.prior->kl(q);
+  return q.kl_to_prior(o.prior_precision);
+}
+
 // The ELBO estimate of a history row: KL to the options' `prior` when one is set, else to
 // N(0, δ⁻¹I). Cost: that of estimate_elbo.
 template <class Model, class Options, class Q>
@@ -225,28 +233,63 @@ inline std::string message_number(double v) {
   return text;
 }
 
-// Σᵢ ℓᵢ(θ) over all N examples, summed as a step sums its minibatch (sum_over_batch,
-// batch_reducer.hpp): through `reducer` when there is one, so that a loss that throws on one MPI
-// rank stops every rank together instead of leaving the others waiting; total_nll otherwise.
-// Cost: one batched forward pass over the N examples (N example_loss calls for a model without
-// batch_loss), plus the reducer's exchange.
+// Σᵢ ℓᵢ(θₛ) over all N examples for each θₛ of `thetas`, summed as a step sums its minibatch
+// (sum_over_batch, batch_reducer.hpp) through `reducer`. Cost: one batched forward pass over the
+// N examples per θₛ (N example_loss calls for a model without batch_loss), plus the reducer's
+// exchange of |thetas| numbers per block.
+template <class Model>
+Eigen::VectorXd reduced_total_nlls(const Model& model, const std::vector<Eigen::VectorXd>& thetas,
+                                   const BatchReducer& reducer,
+                                   const ad::ParallelOptions& parallel) {
+  const AddContributions add = [&](std::span<const Eigen::Index> examples,
+                                   const ad::ParallelOptions&, Eigen::VectorXd& acc) {
+    for (std::size_t s = 0; s < thetas.size(); ++s) {
+      const auto k = static_cast<Eigen::Index>(s);
+      if constexpr (requires {
+                      { model.batch_loss(thetas[s], examples) } -> std::convertible_to<double>;
+                    }) {
+        acc(k) += model.batch_loss(thetas[s], examples);
+      } else {
+        for (const Eigen::Index i : examples) acc(k) += model.example_loss(thetas[s], i);
+      }
+    }
+  };
+  return reducer.sum_all(model.num_examples(), static_cast<Eigen::Index>(thetas.size()), parallel,
+                         add);
+}
+
+// Σᵢ ℓᵢ(θ) over all N examples: through `reducer` when there is one (reduced_total_nlls), so
+// that a loss that throws on one MPI rank stops every rank together instead of leaving the
+// others waiting; total_nll otherwise. Cost: as reduced_total_nlls for one θ.
 template <class Model>
 double reduced_total_nll(const Model& model, const Eigen::VectorXd& theta,
                          const BatchReducer* reducer, const ad::ParallelOptions& parallel) {
   if (reducer == nullptr) return total_nll(model, theta);
-  std::vector<Eigen::Index> all(static_cast<std::size_t>(model.num_examples()));
-  std::iota(all.begin(), all.end(), Eigen::Index{0});
-  const AddContributions add = [&](std::span<const Eigen::Index> examples,
-                                   const ad::ParallelOptions&, Eigen::VectorXd& acc) {
-    if constexpr (requires {
-                    { model.batch_loss(theta, examples) } -> std::convertible_to<double>;
-                  }) {
-      acc(0) += model.batch_loss(theta, examples);
-    } else {
-      for (const Eigen::Index i : examples) acc(0) += model.example_loss(theta, i);
-    }
-  };
-  return reducer->sum(all, 1, parallel, add)(0);
+  return reduced_total_nlls(model, {theta}, *reducer, parallel)(0);
+}
+
+// A history row's ELBO estimate and Σᵢ ℓᵢ at q's mean. With a reducer by data rows (a process
+// may hold only its rows) both data terms go through it, in one sum: E_q[Σᵢ ℓᵢ] as the average
+// over the S draws θₛ ~ q (from `rng`, as estimate_elbo draws them) and the loss at the mean;
+// otherwise history_elbo and total_nll. Cost: S + 1 full-data losses.
+template <class Model, class Options, class Q>
+std::pair<ElboEstimate, double> history_losses(const Model& model, const Options& o, const Q& q,
+                                               double kl_weight, Rng& rng) {
+  const BatchReducer* reducer = o.loop.reducer.get();
+  if (reducer == nullptr || reducer->row_blocks() == nullptr)
+    return {history_elbo(model, o, q, kl_weight, rng), total_nll(model, q.mean())};
+  const int samples = o.loop.elbo_samples;
+  std::vector<Eigen::VectorXd> thetas;
+  for (int s = 0; s < samples; ++s) thetas.push_back(q.sample(rng));
+  thetas.push_back(q.mean());
+  const Eigen::VectorXd l =
+      reduced_total_nlls(model, thetas, *reducer, ad::parallel_options(o.loop));
+  ElboEstimate e;
+  for (int s = 0; s < samples; ++s) e.expected_nll += l(s);
+  e.expected_nll = samples == 0 ? l(samples) : e.expected_nll / samples;
+  e.kl = history_kl(o, q);
+  e.elbo = -e.expected_nll - kl_weight * e.kl;
+  return {e, l(samples)};
 }
 
 // What callbacks see: the loop's position, the method, the history so far.
@@ -274,6 +317,7 @@ class LoopContext {
     c.epoch = epoch_;
     c.order = sampler_.order();
     c.position = sampler_.position();
+    if (sampler_.stratified()) c.sampler_key = sampler_.key();
     c.rng = save_rng(rng_);
     c.eval_rng = save_rng(eval_rng_);
     c.state = method_.state();
@@ -340,8 +384,14 @@ auto run_fit_loop(const Model& model, const Options& given, Rng& rng, Rng& eval_
                                 " (use 0 for full batch)");
 
   Rng scratch;  // a resumed method's initial draws are overwritten by the checkpoint's state
+  const RowBlocks* by_rows = loop.reducer ? loop.reducer->row_blocks() : nullptr;
+  if (by_rows != nullptr && by_rows->rows() != n)
+    throw std::invalid_argument(who + ": the reducer's row blocks cover " +
+                                std::to_string(by_rows->rows()) +
+                                " examples, but the model has N = " + std::to_string(n));
   Method method(model, options, from ? scratch : rng);
-  MinibatchSampler sampler(n, loop.minibatch);
+  MinibatchSampler sampler = by_rows != nullptr ? MinibatchSampler(*by_rows, loop.minibatch)
+                                                : MinibatchSampler(n, loop.minibatch);
   LoopContext<Model, Method> ctx(model, method, sampler, rng, eval_rng, Options::name,
                                  options.prior_precision, kl_weight_of(options));
   ctx.total_ = loop.total_iterations(who, sampler.batches_per_epoch());
@@ -354,7 +404,16 @@ auto run_fit_loop(const Model& model, const Options& given, Rng& rng, Rng& eval_
     if (from->method != Options::name)
       throw std::invalid_argument(who + ": the checkpoint is of method '" + from->method + "'");
     method.restore(from->state);
-    sampler.restore(from->order, from->position);
+    if (sampler.stratified() != from->sampler_key.has_value())
+      throw std::invalid_argument(
+          who + ": the checkpoint's minibatches were drawn " +
+          (from->sampler_key ? "stratified over row blocks" : "from a permutation of all rows") +
+          ", this run's reducer " +
+          (sampler.stratified() ? "sums by data rows" : "does not sum by data rows"));
+    if (from->sampler_key)
+      sampler.restore_stratified(*from->sampler_key, from->position);
+    else
+      sampler.restore(from->order, from->position);
     ctx.iteration_ = from->iteration;
     ctx.epoch_ = from->epoch;
     ctx.history_ = from->history;
@@ -423,14 +482,14 @@ auto run_fit_loop(const Model& model, const Options& given, Rng& rng, Rng& eval_
                                                 : sampler.epoch_finished();
     if (row_due || last) {
       const Q q = method.posterior();
-      const ElboEstimate e = history_elbo(model, options, q, ctx.kl_weight_, eval_rng);
+      const auto [e, train_nll] = history_losses(model, options, q, ctx.kl_weight_, eval_rng);
       HistoryRow row;
       row.iteration = ctx.iteration_;
       row.epoch = ctx.epoch_;
       row.elbo = e.elbo;
       row.expected_nll = e.expected_nll;
       row.kl = e.kl;
-      row.train_nll = total_nll(model, q.mean());
+      row.train_nll = train_nll;
       row.seconds = ctx.counters_.seconds_total;
       // The expected loss overflowed although every parameter is finite. (A point estimate's
       // KL, and so its ELBO, is infinite by definition: only the expected NLL counts.)

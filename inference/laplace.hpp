@@ -274,27 +274,27 @@ template <class Model>
 Eigen::VectorXd reduced_curvature(const Model& model, const Eigen::VectorXd& theta,
                                   const LaplaceOptions& o, bool diagonal) {
   const Eigen::Index p = theta.size();
-  return o.reducer->sum(every_example(model), diagonal ? p : p * p, ad::parallel_options(o),
-                        [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions& par,
-                            Eigen::VectorXd& acc) {
-                          Eigen::MatrixXd h;
-                          if (o.curvature == LaplaceCurvature::exact_hessian) {
-                            h = nn::exact_hessian(model, theta, examples,
-                                                  ad::with_parallel(nn::curvature_options(o), par));
-                          } else if constexpr (nn::OutputLikelihoodModel<Model>) {
-                            const auto g =
-                                ad::with_parallel(nn::with_curvature(nn::GgnOptions{}, o), par);
-                            if (diagonal) {
-                              acc += nn::ggn_diagonal(model, theta, examples, g);
-                              return;
-                            }
-                            h = nn::ggn(model, theta, examples, g);
-                          }
-                          if (diagonal)
-                            acc += h.diagonal();
-                          else
-                            acc += h.reshaped();
-                        });
+  return o.reducer->sum_all(
+      model.num_examples(), diagonal ? p : p * p, ad::parallel_options(o),
+      [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions& par,
+          Eigen::VectorXd& acc) {
+        Eigen::MatrixXd h;
+        if (o.curvature == LaplaceCurvature::exact_hessian) {
+          h = nn::exact_hessian(model, theta, examples,
+                                ad::with_parallel(nn::curvature_options(o), par));
+        } else if constexpr (nn::OutputLikelihoodModel<Model>) {
+          const auto g = ad::with_parallel(nn::with_curvature(nn::GgnOptions{}, o), par);
+          if (diagonal) {
+            acc += nn::ggn_diagonal(model, theta, examples, g);
+            return;
+          }
+          h = nn::ggn(model, theta, examples, g);
+        }
+        if (diagonal)
+          acc += h.diagonal();
+        else
+          acc += h.reshaped();
+      });
 }
 
 // K-FAC with the expected-Fisher S factor (the Gauss-Newton factor: deterministic, no draws).

@@ -275,7 +275,7 @@ class Slang {
         nn::per_example_jacobians(model_, theta, examples, j, par, &outputs);
         for (std::size_t k = 0; k < examples.size(); ++k) {
           const auto row = static_cast<Eigen::Index>(k) * m;
-          const Eigen::VectorXd y = model_.data().Y.row(examples[k]).transpose();
+          const Eigen::VectorXd y = nn::detail::example_target(model_, examples[k]);
           const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> h(model_.likelihood().output_hessian(
               outputs.row(static_cast<Eigen::Index>(k)).transpose(), y));
           const double floor = -1e-12 * h.eigenvalues().cwiseAbs().maxCoeff();

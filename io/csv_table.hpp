@@ -18,7 +18,12 @@
 // buffer becomes the column-major matrix CsvTable::values slice by slice from its last rows,
 // shrinking as it goes; the lines of the records are kept as runs (io/record_lines.hpp). So the
 // memory is the table's doubles (8 bytes per cell) plus one chunk, one record and one slice of
-// 8 MiB, not a copy of the file nor a string per cell. That peak relies on what Linux and glibc
+// 8 MiB, not a copy of the file nor a string per cell. A caller that holds only some rows (a
+// process of a run whose data are divided by row blocks) reads the data records
+// first_row..first_row + row_count − 1 alone (CsvReadOptions): the records before them are split
+// into fields and counted, not parsed, and reading stops after the last; count_csv_records counts
+// the data records of a file, checking their field counts, without keeping any.
+// That peak relies on what Linux and glibc
 // do with a large buffer (above 32 MiB it is mapped on its own): realloc grows and shrinks it
 // without copying it, and a fresh matrix occupies memory only as its pages are written. (A quote
 // that is never closed makes the rest of the file one record, held whole until the error.)
@@ -74,6 +79,10 @@ struct CsvTable {
 struct CsvReadOptions {
   // Bytes read from the file at a time (at least 1). Default 64 KiB.
   std::size_t chunk_bytes = std::size_t{1} << 16;
+  // The data records to read, 0-based (the header is not counted): from first_row, row_count
+  // of them (−1: to the end of the file).
+  std::size_t first_row = 0;
+  std::ptrdiff_t row_count = -1;
 };
 
 namespace detail {
@@ -265,17 +274,60 @@ class RowBuffer {
 
 }  // namespace detail
 
-// Reads `file` as described at the top of this file. Throws DataError, and
-// std::invalid_argument for options.chunk_bytes = 0. Cost: O(file size) time; memory: the
-// table's doubles, one chunk, the longest record and an 8 MiB slice (see the top of the file).
-inline CsvTable read_csv_table(const std::filesystem::path& file,
-                               const CsvReadOptions& options = {}) {
+namespace detail {
+
+// Opens `file` for read_csv_table and count_csv_records. Throws DataError and
+// std::invalid_argument (chunk_bytes = 0) naming `who`.
+inline std::ifstream open_csv(const std::filesystem::path& file, const CsvReadOptions& options,
+                              const char* who) {
   if (options.chunk_bytes == 0)
-    throw std::invalid_argument("ngvi::io::read_csv_table: options.chunk_bytes must be at least 1");
+    throw std::invalid_argument(std::string("ngvi::io::") + who +
+                                ": options.chunk_bytes must be at least 1");
   std::ifstream in(file, std::ios::binary);
   if (!in || std::filesystem::is_directory(file))
     throw DataError(file, 0, 0, "a readable file", "a file that cannot be opened");
+  return in;
+}
 
+// Throws DataError unless the record on `line` has `cols` fields, as the header (on
+// header_line) has.
+inline void check_field_count(const std::filesystem::path& file, std::size_t line,
+                              std::size_t fields, std::size_t cols, std::size_t header_line) {
+  if (fields != cols)
+    throw DataError(file, line, fields < cols ? fields + 1 : cols + 1,
+                    std::to_string(cols) + " fields (as in the header on line " +
+                        std::to_string(header_line) + ")",
+                    std::to_string(fields) + " fields");
+}
+
+}  // namespace detail
+
+// The number of data records of `file` (the records after the header), each checked to have as
+// many fields as the header; nothing is parsed or kept. Throws DataError (the file cannot be
+// read, has no header, or a record is ragged or unterminated). Cost: O(file size) time; memory:
+// one chunk and the longest record.
+inline std::size_t count_csv_records(const std::filesystem::path& file,
+                                     const CsvReadOptions& options = {}) {
+  std::ifstream in = detail::open_csv(file, options, "count_csv_records");
+  detail::CsvScanner scan(file, in, options.chunk_bytes);
+  std::size_t line = 0;
+  if (!scan.next(line))
+    throw DataError(file, 0, 0, "a header line naming the columns", "an empty file");
+  const std::size_t cols = scan.size(), header_line = line;
+  std::size_t records = 0;
+  for (; scan.next(line); ++records)
+    detail::check_field_count(file, line, scan.size(), cols, header_line);
+  return records;
+}
+
+// Reads `file` as described at the top of this file: every data record, or those that
+// options.first_row and row_count select. Throws DataError (also when the file holds fewer
+// records than selected), and std::invalid_argument for options.chunk_bytes = 0. Cost: O(bytes
+// up to the last record read) time; memory: the doubles of the records read, one chunk, the
+// longest record and an 8 MiB slice (see the top of the file).
+inline CsvTable read_csv_table(const std::filesystem::path& file,
+                               const CsvReadOptions& options = {}) {
+  std::ifstream in = detail::open_csv(file, options, "read_csv_table");
   CsvTable t;
   t.file = file;
   detail::CsvScanner scan(file, in, options.chunk_bytes);
@@ -296,12 +348,13 @@ inline CsvTable read_csv_table(const std::filesystem::path& file,
   const std::size_t header_line = line;
 
   detail::RowBuffer values(cols);
-  while (scan.next(line)) {
-    if (scan.size() != cols)
-      throw DataError(file, line, scan.size() < cols ? scan.size() + 1 : cols + 1,
-                      std::to_string(cols) + " fields (as in the header on line " +
-                          std::to_string(header_line) + ")",
-                      std::to_string(scan.size()) + " fields");
+  const bool some = options.first_row > 0 || options.row_count >= 0;
+  const std::size_t end =
+      options.row_count >= 0 ? options.first_row + static_cast<std::size_t>(options.row_count) : 0;
+  for (std::size_t record = 0; (options.row_count < 0 || record < end) && scan.next(line);
+       ++record) {
+    detail::check_field_count(file, line, scan.size(), cols, header_line);
+    if (record < options.first_row) continue;
     double* row = values.append();
     for (std::size_t c = 0; c < cols; ++c) {
       try {
@@ -314,6 +367,13 @@ inline CsvTable read_csv_table(const std::filesystem::path& file,
     }
     t.lines.push_back(line);
   }
+  if (some &&
+      (t.lines.size() == 0 ||
+       (options.row_count >= 0 && t.lines.size() < static_cast<std::size_t>(options.row_count))))
+    throw DataError(file, 0, 0,
+                    "data records " + std::to_string(options.first_row + 1) + " to " +
+                        (options.row_count >= 0 ? std::to_string(end) : std::string("the end")),
+                    std::to_string(options.first_row + t.lines.size()) + " data records");
   if (t.lines.empty())
     throw DataError(file, 0, 0, "at least one data line after the header", "only the header");
   t.values = values.take_matrix();

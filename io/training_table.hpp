@@ -33,14 +33,18 @@ struct TrainingTable {
 };
 
 // The checks of select_training_columns on `table` (see the top of the file): the index of the
-// column `target`, or a DataError. Cost: O(rows·columns), no memory.
-inline Eigen::Index check_training_columns(const CsvTable& table, std::string_view target) {
+// column `target`, or a DataError. `whole` false: `table` holds some of the rows of a larger one
+// (the rows of one process, io/csv_table.hpp), and only the columns are checked here — the
+// caller checks the values over the whole table. Cost: O(rows·columns), no memory.
+inline Eigen::Index check_training_columns(const CsvTable& table, std::string_view target,
+                                           bool whole = true) {
   const Eigen::Index t = table.column(target);
   const Eigen::Index rows = table.values.rows(), cols = table.values.cols();
   if (cols < 2)
     throw DataError(table.file, 1, 0,
                     "at least one input column besides the target " + quote_bytes(target),
                     "only the target column");
+  if (!whole) return t;
   if (rows < 2)
     throw DataError(table.file, 0, 0, "at least 2 data lines to fit on", std::to_string(rows));
   for (Eigen::Index c = 0; c < cols; ++c) {
@@ -59,9 +63,11 @@ inline Eigen::Index check_training_columns(const CsvTable& table, std::string_vi
 // Splits `table` into inputs and the target column `target`, taking its storage: the inputs
 // stay where the table held them (the columns after the target move one to the left and the
 // matrix is shrunk in place), only the target column is copied. Throws DataError (see the top
-// of the file). Cost: O(rows·columns) time; memory: one column.
-inline TrainingTable select_training_columns(CsvTable&& table, std::string_view target) {
-  const Eigen::Index t = check_training_columns(table, target);
+// of the file; `whole` as for check_training_columns). Cost: O(rows·columns) time; memory: one
+// column.
+inline TrainingTable select_training_columns(CsvTable&& table, std::string_view target,
+                                             bool whole = true) {
+  const Eigen::Index t = check_training_columns(table, target, whole);
   const Eigen::Index cols = table.values.cols();
   TrainingTable out;
   out.file = table.file;

@@ -100,8 +100,8 @@ void with_block_deltas(const M& model, const Eigen::VectorXd& theta, ExampleIndi
   ad::Recording<double> rec;
   BatchedPass pass;
   Eigen::MatrixXd xbuf, ybuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
-  const Eigen::MatrixXd Yb = example_rows(model.data().Y, block, ybuf);
+  batched_forward(model, theta, input_rows_of(model, block, xbuf), rec, pass);
+  const Eigen::MatrixXd Yb = target_rows_of(model, block, ybuf);
   rec.backward(model.likelihood().batch_nll(pass.eta, Yb));
   std::vector<RowMatrixXd> deltas;
   for (std::size_t k = 0; k < pass.pre.size(); ++k) deltas.push_back(pass.delta(k, rec));
@@ -120,7 +120,7 @@ void with_block_output_deltas(const M& model, const Eigen::VectorXd& theta, Exam
   ad::Recording<double> rec;
   BatchedPass pass;
   Eigen::MatrixXd xbuf;
-  batched_forward(model, theta, example_rows(model.data().X, block, xbuf), rec, pass);
+  batched_forward(model, theta, input_rows_of(model, block, xbuf), rec, pass);
   const Eigen::Index out = model.net().output_dim();
   std::vector<std::vector<RowMatrixXd>> deltas(static_cast<std::size_t>(out));
   for (Eigen::Index k = 0; k < out; ++k) {

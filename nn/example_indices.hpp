@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <numeric>
 #include <span>
@@ -55,15 +56,52 @@ inline bool is_consecutive(ExampleIndices idx) {
   return true;
 }
 
-// The rows idx[0], idx[1], … of M (|idx|×M.cols()): a view of M when they are consecutive,
-// else gathered into `buffer`, which the caller keeps alive (and may reuse) while the result
-// is in use. Cost: O(1) for consecutive rows, else O(|idx|·M.cols()) copies.
+// The rows idx[0] − first, idx[1] − first, … of M (|idx|×M.cols()): example i is row i − first
+// of M, which holds the examples first, first + 1, … (first = 0 when M holds them all; a model
+// holding a window of the data passes the window's first row). A view of M when the rows are
+// consecutive, else gathered into `buffer`, which the caller keeps alive (and may reuse) while
+// the result is in use. The caller has checked that the rows are in M. Cost: O(1) for
+// consecutive rows, else O(|idx|·M.cols()) copies.
 inline Eigen::Ref<const Eigen::MatrixXd> example_rows(const Eigen::MatrixXd& M, ExampleIndices idx,
-                                                      Eigen::MatrixXd& buffer) {
+                                                      Eigen::MatrixXd& buffer,
+                                                      Eigen::Index first = 0) {
   if (idx.empty()) return M.topRows(0);
-  if (is_consecutive(idx)) return M.middleRows(idx[0], static_cast<Eigen::Index>(idx.size()));
-  buffer = M(idx, Eigen::all);
+  const auto rows = static_cast<Eigen::Index>(idx.size());
+  if (is_consecutive(idx)) return M.middleRows(idx[0] - first, rows);
+  buffer.resize(rows, M.cols());
+  for (Eigen::Index k = 0; k < rows; ++k)
+    buffer.row(k) = M.row(idx[static_cast<std::size_t>(k)] - first);
   return buffer;
+}
+
+// The rows a model's examples idx read (as example_rows gives them): its own input_rows and
+// target_rows where it has them (Supervised, which may hold a window of the rows), else the rows
+// idx of data().X and data().Y.
+template <class M>
+concept HasExampleRows = requires(const M& m, ExampleIndices idx, Eigen::MatrixXd& buffer) {
+  { m.input_rows(idx, buffer) } -> std::convertible_to<Eigen::Ref<const Eigen::MatrixXd>>;
+  { m.target_rows(idx, buffer) } -> std::convertible_to<Eigen::Ref<const Eigen::MatrixXd>>;
+};
+template <class M>
+concept HasDataRows = requires(const M& m) {
+  { m.data().X } -> std::convertible_to<const Eigen::MatrixXd&>;
+  { m.data().Y } -> std::convertible_to<const Eigen::MatrixXd&>;
+};
+template <class M>
+Eigen::Ref<const Eigen::MatrixXd> input_rows_of(const M& m, ExampleIndices idx,
+                                                Eigen::MatrixXd& buffer) {
+  if constexpr (HasExampleRows<M>)
+    return m.input_rows(idx, buffer);
+  else
+    return example_rows(m.data().X, idx, buffer);
+}
+template <class M>
+Eigen::Ref<const Eigen::MatrixXd> target_rows_of(const M& m, ExampleIndices idx,
+                                                 Eigen::MatrixXd& buffer) {
+  if constexpr (HasExampleRows<M>)
+    return m.target_rows(idx, buffer);
+  else
+    return example_rows(m.data().Y, idx, buffer);
 }
 
 }  // namespace ngvi::nn

@@ -61,6 +61,11 @@ std::shared_ptr<const vi::BatchReducer> Ranks::reducer(Eigen::Index blocks) cons
   return std::make_shared<vi::BlockedReducer>(blocks);
 }
 
+std::shared_ptr<const vi::BatchReducer> Ranks::row_reducer(const vi::RowBlocks& rows) const {
+  if (mpi_) return std::make_shared<distributed::MpiReducer>(mpi_->session.world(), rows);
+  return std::make_shared<vi::BlockedReducer>(rows);
+}
+
 void Ranks::on_every_rank(const std::function<void()>& body) const {
   if (!mpi_) {
     body();
@@ -129,6 +134,10 @@ Ranks::~Ranks() = default;
 
 std::shared_ptr<const vi::BatchReducer> Ranks::reducer(Eigen::Index blocks) const {
   return std::make_shared<vi::BlockedReducer>(blocks);
+}
+
+std::shared_ptr<const vi::BatchReducer> Ranks::row_reducer(const vi::RowBlocks& rows) const {
+  return std::make_shared<vi::BlockedReducer>(rows);
 }
 
 void Ranks::on_every_rank(const std::function<void()>& body) const { body(); }

@@ -9,7 +9,8 @@
 //    bad stops every rank with one error naming that rank and the cause (exit code 2);
 //  - `ngvi fit` forms each step's minibatch sums through reducer(): fixed blocks dealt to the
 //    ranks (distributed::MpiReducer), or all in this process (vi::BlockedReducer) — the same
-//    bits on any number of ranks and threads, and without mpirun;
+//    bits on any number of ranks and threads, and without mpirun; with --divide-data through
+//    row_reducer(), each rank reading and holding the rows of its row blocks alone;
 //  - `ngvi uci` deals its splits to the ranks and collects the results with all_gather;
 //  - rank 0 alone prints and writes files: on the other ranks standard output and standard error
 //    go to /dev/null, and only the tool's error line reaches the terminal (errors()).
@@ -51,6 +52,9 @@ class Ranks {
   // The reducer of a fit's minibatch sums over `blocks` fixed blocks: an MpiReducer across the
   // ranks under MPI, a BlockedReducer in this process otherwise — the same bits either way.
   std::shared_ptr<const vi::BatchReducer> reducer(Eigen::Index blocks = 16) const;
+  // The same over the row blocks `rows` (`ngvi fit --divide-data`): rank r holds and sums the
+  // rows rows.rows_of(r, size()).
+  std::shared_ptr<const vi::BatchReducer> row_reducer(const vi::RowBlocks& rows) const;
 
   // Runs `body` on every rank. If it threw on any rank, every rank throws, for the lowest such
   // rank r: UsageError("rank r of K: <its message>") if its error was bad usage or bad input

@@ -30,6 +30,7 @@
 #include <io/training_table.hpp>
 #include <nlohmann/json.hpp>
 
+#include <inference/batch_reducer.hpp>
 #include <nn/likelihoods/gaussian_fixed_noise.hpp>
 #include <nn/likelihoods/softmax_categorical.hpp>
 
@@ -55,6 +56,17 @@ struct FitCommandOptions {
   std::filesystem::path resume;             // continue the run checkpointed here
   std::filesystem::path prior;              // a posterior.json whose q is this fit's prior
   int classes = 0;  // classification: the number of classes; 0: the largest label + 1, checked
+  bool divide_data = false;  // each rank reads and holds the rows of its row blocks alone
+};
+
+// The row blocks of --divide-data: as many as the fit's minibatch sums use by default.
+constexpr Eigen::Index divided_blocks = 16;
+
+// With --divide-data, which rows of the table this rank holds: rows.rows_of(rank, ranks).
+struct DividedRows {
+  vi::RowBlocks blocks;
+  Eigen::Index first = 0;  // this rank's first row (0-based, data records)
+  Eigen::Index count = 0;  // and how many
 };
 
 // A CSV field, quoted if it holds a comma, a quote or a line break (RFC 4180).
@@ -68,15 +80,73 @@ std::string csv_field(const std::string& s) {
 // The shortest text that reads back as the same double.
 std::string number(double v) { return fmt::format("{}", v); }
 
+// The likelihood of `spec`'s network.
+NetworkLikelihood likelihood_of(const NetworkSpec& spec) {
+  if (spec.classification) return nn::SoftmaxCategorical(spec.classes);
+  return nn::GaussianFixedNoise(spec.noise_precision);
+}
+
 // The model of `spec` over the standardised inputs X (and targets Y, original units; class
 // labels for a classifier). It holds its own standardised copy of X and Y.
 NetworkModel model_of(const NetworkSpec& spec, const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y) {
-  if (spec.classification)
-    return NetworkModel(spec.network(), nn::SoftmaxCategorical(spec.classes),
-                        nn::Dataset{spec.input_scaling.transform(X), Y});
-  return NetworkModel(
-      spec.network(), nn::GaussianFixedNoise(spec.noise_precision),
-      nn::Dataset{spec.input_scaling.transform(X), spec.target_scaling.transform(Y)});
+  return NetworkModel(spec.network(), likelihood_of(spec),
+                      nn::Dataset{spec.input_scaling.transform(X),
+                                  spec.classification ? Y : spec.target_scaling.transform(Y)});
+}
+
+// With --divide-data: the model over this rank's rows of the table, `data` standardised in place
+// (the same numbers as model_of's copy) and moved into the model, which holds them as the window
+// of rows `rows` gives this rank. Cost: O(rows held · columns), no copy.
+NetworkModel divided_model_of(const NetworkSpec& spec, nn::Dataset&& data,
+                              const DividedRows& rows) {
+  data.X = ((data.X.rowwise() - spec.input_scaling.mean).array().rowwise() /
+            spec.input_scaling.scale.array())
+               .matrix();
+  if (!spec.classification)
+    data.Y = ((data.Y.rowwise() - spec.target_scaling.mean).array().rowwise() /
+              spec.target_scaling.scale.array())
+                 .matrix();
+  return NetworkModel(spec.network(), likelihood_of(spec),
+                      std::make_shared<const nn::Dataset>(std::move(data)),
+                      nn::RowWindow{rows.first, rows.blocks.rows()});
+}
+
+// With --divide-data: the scalings of the whole table's inputs and target from this rank's rows
+// of it, their sums over the row blocks formed through `reducer` (the same bits on any number of
+// ranks): mean = Σx/N, then scale = sqrt(Σ(x − mean)²/N), as nn::Standardizer::fit computes
+// them (in another order of summation). Throws io::DataError for a column that does not vary.
+// Cost: two passes over the rows held and two exchanges of D + 1 numbers per block.
+std::pair<nn::Standardizer, nn::Standardizer> divided_scalings(const io::TrainingTable& t,
+                                                               const DividedRows& rows,
+                                                               const vi::BatchReducer& reducer) {
+  const Eigen::Index d = t.data.X.cols(), n = rows.blocks.rows();
+  Eigen::RowVectorXd mean;
+  auto column_sums = [&](bool squares) {
+    return reducer.sum_all(n, d + 1, ad::ParallelOptions{},
+                           [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions&,
+                               Eigen::VectorXd& acc) {
+                             for (const Eigen::Index i : examples) {
+                               const Eigen::Index r = i - rows.first;
+                               for (Eigen::Index c = 0; c <= d; ++c) {
+                                 const double x = c < d ? t.data.X(r, c) : t.data.Y(r, 0);
+                                 acc(c) += squares ? (x - mean(c)) * (x - mean(c)) : x;
+                               }
+                             }
+                           });
+  };
+  mean = (column_sums(false) / static_cast<double>(n)).transpose();
+  const Eigen::RowVectorXd scale =
+      (column_sums(true) / static_cast<double>(n)).cwiseSqrt().transpose();
+  for (Eigen::Index c = 0; c <= d; ++c)
+    if (!(scale(c) > 0.0))
+      throw io::DataError(
+          t.file, 0, 0, std::string(c == d ? "a target" : "an input") + " column whose values vary",
+          "column " +
+              io::quote_bytes(c == d ? t.target_name : t.input_names[static_cast<std::size_t>(c)]) +
+              " holding " + fmt::format("{}", mean(c)) + " on every one of its " +
+              std::to_string(n) + " data lines");
+  return {nn::Standardizer{mean.head(d), scale.head(d)},
+          nn::Standardizer{mean.tail(1), scale.tail(1)}};
 }
 
 // The posterior by parameter block: the mean and spread of the means and standard deviations,
@@ -328,9 +398,17 @@ PredictionFiles predictions(const SavedPosterior& s, const NetworkModel& model,
 // Reads --csv and checks it for the task, in this order: the table (io/training_table.hpp), the
 // hidden widths, the class labels of a classifier. The table's storage becomes the training
 // table's (the inputs are not copied); `classes` is set to the number of classes of a classifier.
-io::TrainingTable read_training_table(const FitCommandOptions& opt, int& classes) {
-  io::CsvTable table = io::read_csv_table(opt.csv);
-  const Eigen::Index column = io::check_training_columns(table, opt.target);
+// With `rows` (--divide-data) it reads and checks those rows alone; the values' checks over the
+// whole table are divided_scalings'.
+io::TrainingTable read_training_table(const FitCommandOptions& opt, int& classes,
+                                      const std::optional<DividedRows>& rows) {
+  io::CsvReadOptions read;
+  if (rows) {
+    read.first_row = static_cast<std::size_t>(rows->first);
+    read.row_count = rows->count;
+  }
+  io::CsvTable table = io::read_csv_table(opt.csv, read);
+  const Eigen::Index column = io::check_training_columns(table, opt.target, !rows);
   if (!(opt.hidden.size() == 1 && opt.hidden[0] == 0) &&
       std::find(opt.hidden.begin(), opt.hidden.end(), 0) != opt.hidden.end())
     throw UsageError("--hidden: widths must be positive (a single 0 means no hidden layer)");
@@ -342,10 +420,11 @@ io::TrainingTable read_training_table(const FitCommandOptions& opt, int& classes
       classes = infer_class_count(table, column);
     }
   }
-  return io::select_training_columns(std::move(table), opt.target);
+  return io::select_training_columns(std::move(table), opt.target, !rows);
 }
 
-// The network spec of a fit to `t` (scaling from these rows; `classes`: read_training_table's).
+// The network spec of a fit to `t` (scaling from these rows, or with --divide-data identity
+// scalings that divided_scalings replaces; `classes`: read_training_table's).
 NetworkSpec spec_of(const io::TrainingTable& t, int classes, const FitCommandOptions& opt) {
   NetworkSpec spec;
   spec.classification = opt.task == "classification";
@@ -353,12 +432,14 @@ NetworkSpec spec_of(const io::TrainingTable& t, int classes, const FitCommandOpt
   spec.target = t.target_name;
   if (!(opt.hidden.size() == 1 && opt.hidden[0] == 0)) spec.hidden = opt.hidden;
   spec.tanh = opt.activation == "tanh";
-  spec.input_scaling = nn::Standardizer::fit(t.data.X);
+  spec.input_scaling = opt.divide_data ? nn::Standardizer::identity(t.data.X.cols())
+                                       : nn::Standardizer::fit(t.data.X);
   if (spec.classification) {
     spec.classes = classes;
     spec.target_scaling = nn::Standardizer::identity(1);
   } else {
-    spec.target_scaling = nn::Standardizer::fit(t.data.Y);
+    spec.target_scaling =
+        opt.divide_data ? nn::Standardizer::identity(1) : nn::Standardizer::fit(t.data.Y);
     spec.noise_precision = opt.noise_precision;
   }
   return spec;
@@ -405,19 +486,26 @@ vi::GaussianPrior prior_of(const SavedPosterior& earlier, const std::filesystem:
 }
 
 // What every rank must agree on before a fit under mpirun: the table as read (its size and a
-// checksum of its numbers) and the settings that shape the fit.
-std::string fingerprint(const io::TrainingTable& t, const FitCommandOptions& opt) {
+// checksum of its numbers; with --divide-data, where each rank reads its own rows, its size
+// and column names) and the settings that shape the fit.
+std::string fingerprint(const io::TrainingTable& t, const FitCommandOptions& opt,
+                        const std::optional<DividedRows>& rows) {
   auto bytes = [](const Eigen::MatrixXd& m) {
     return std::hash<std::string_view>{}(
         std::string_view(reinterpret_cast<const char*>(m.data()), sizeof(double) * m.size()));
   };
   std::string hidden;
   for (const Eigen::Index h : opt.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
-  return fmt::format(
-      "{} rows of {} inputs, checksum {:016x}{:016x}; {} {} {} [{}], seed {}, "
-      "{} epochs of {}",
-      t.data.X.rows(), t.data.X.cols(), bytes(t.data.X), bytes(t.data.Y), opt.task, opt.method,
-      opt.activation, hidden, opt.common.seed, epochs_of(opt.settings), opt.settings.minibatch);
+  std::string columns;
+  for (const std::string& name : t.input_names) columns += name + ",";
+  const std::string table =
+      rows ? fmt::format("{} rows (divided) of {} inputs, columns {}{}", rows->blocks.rows(),
+                         t.data.X.cols(), io::quote_bytes(columns), io::quote_bytes(t.target_name))
+           : fmt::format("{} rows of {} inputs, checksum {:016x}{:016x}", t.data.X.rows(),
+                         t.data.X.cols(), bytes(t.data.X), bytes(t.data.Y));
+  return fmt::format("{}; {} {} {} [{}], seed {}, {} epochs of {}", table, opt.task, opt.method,
+                     opt.activation, hidden, opt.common.seed, epochs_of(opt.settings),
+                     opt.settings.minibatch);
 }
 
 int run(FitCommandOptions opt, const Ranks& ranks) {
@@ -430,6 +518,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
   io::RecordLines predict_lines;
   std::optional<vi::FitCheckpoint> resume;
   std::optional<vi::GaussianPrior> prior;
+  std::optional<DividedRows> divided;
   // Every input is read and checked, on every rank, before anything is computed or written.
   ranks.on_every_rank([&] {
     if (fitting == !opt.posterior.empty())
@@ -450,9 +539,28 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     opt.settings.method = tool_method(opt.method).name;
     opt.settings.threads = 0;
     if (!opt.predict.empty()) predict_table = io::read_csv_table(opt.predict);
+    if (opt.divide_data && !fitting)
+      throw UsageError("--divide-data belongs to a fit (--csv), not to --posterior");
+    if (opt.divide_data && opt.task == "classification" && opt.classes == 0)
+      throw UsageError(
+          "--divide-data with --task classification needs --classes C: no rank sees every label "
+          "to count the classes");
+    if (fitting && opt.divide_data) {
+      const std::size_t n = io::count_csv_records(opt.csv);
+      if (n < 2)
+        throw io::DataError(opt.csv, 0, 0, "at least 2 data lines to fit on", std::to_string(n));
+      const vi::RowBlocks blocks(static_cast<Eigen::Index>(n), divided_blocks);
+      if (blocks.count() < ranks.size())
+        throw UsageError(fmt::format(
+            "--divide-data: the {} rows of {} make {} row blocks, fewer than the {} ranks "
+            "(each rank holds whole blocks): run on at most {} ranks",
+            n, opt.csv.string(), blocks.count(), ranks.size(), blocks.count()));
+      const auto [first, last] = blocks.rows_of(ranks.rank(), ranks.size());
+      divided = DividedRows{blocks, first, last - first};
+    }
     if (fitting) {
       int classes = 0;
-      training = read_training_table(opt, classes);
+      training = read_training_table(opt, classes, divided);
       saved.spec = spec_of(*training, classes, opt);
       saved.method = opt.settings.method;
     } else {
@@ -476,8 +584,19 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     }
     if (ranks.leader()) require_writable_folder("--out", opt.common.out);  // rank 0 writes
   });
-  if (fitting) ranks.require_same("the training data and settings", fingerprint(*training, opt));
-  if (fitting && ranks.leader() && !saved.spec.classification && !opt.task_given)
+  if (fitting)
+    ranks.require_same("the training data and settings", fingerprint(*training, opt, divided));
+  std::shared_ptr<const vi::BatchReducer> reducer =
+      divided ? ranks.row_reducer(divided->blocks) : ranks.reducer();
+  if (divided)
+    ranks.on_every_rank([&] {
+      const auto [inputs, target] = divided_scalings(*training, *divided, *reducer);
+      if (opt.prior.empty()) {  // --prior sets the earlier fit's scalings
+        saved.spec.input_scaling = inputs;
+        if (!saved.spec.classification) saved.spec.target_scaling = target;
+      }
+    });
+  if (fitting && !divided && ranks.leader() && !saved.spec.classification && !opt.task_given)
     if (const auto labels = label_like_values(training->data.Y.col(0))) {
       std::string values;
       for (const double v : *labels) values += fmt::format("{}{}", values.empty() ? "" : ", ", v);
@@ -497,12 +616,15 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     vi::Rng rng(seq);
     FitRequest request;
     request.settings = opt.settings;
-    request.reducer = ranks.reducer();
+    request.reducer = reducer;
     if (ranks.leader()) request.checkpoint = opt.checkpoint;
     request.checkpoint_every = opt.checkpoint_every;
     request.resume = resume;
     request.prior = prior;
-    model.emplace(model_of(saved.spec, training->data.X, training->data.Y));
+    if (divided)
+      model.emplace(divided_model_of(saved.spec, std::move(training->data), *divided));
+    else
+      model.emplace(model_of(saved.spec, training->data.X, training->data.Y));
     const FitOutcome out = fit_method(*model, request, rng);
     if (!out.ok) throw std::runtime_error("the fit failed: " + out.message);
     if (!ranks.leader()) return exit_code::ok;
@@ -512,10 +634,14 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
       if (!std::isnan(out.hyperparameters->noise_precision))
         saved.spec.noise_precision = out.hyperparameters->noise_precision;
     }
-    fmt::print("fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}\n", opt.settings.method,
-               mean_of(saved.posterior).size(), training->data.X.rows(), opt.csv.string(),
-               out.seconds,
-               ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string());
+    fmt::print(
+        "fitted {} ({} parameters) to {} rows of {} in {:.2f} s{}{}\n", opt.settings.method,
+        mean_of(saved.posterior).size(), model->num_examples(), opt.csv.string(), out.seconds,
+        ranks.size() > 1 ? fmt::format(" on {} ranks", ranks.size()) : std::string(),
+        divided ? fmt::format(", the rows divided ({} row blocks; rank 0 held rows {} to {})",
+                              divided->blocks.count(), divided->first + 1,
+                              divided->first + divided->count)
+                : std::string());
     if (const auto& h = saved.hyperparameters) {
       std::string deltas;
       for (std::size_t b = 0; b < h->blocks.size(); ++b)
@@ -541,7 +667,8 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
   std::filesystem::create_directories(out);
   try {
     std::vector<PredictionFiles> tables;
-    if (fitting)
+    const bool fitted_rows = fitting && !divided;  // no rank holds every row to predict
+    if (fitted_rows)
       tables.push_back(predictions(saved, *model, training->data.X, &training->data.Y,
                                    training->lines, opt.csv, out, "fitted", opt));
     if (to_predict) {
@@ -558,7 +685,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
                                    opt));
     }
     nlohmann::json metrics = nlohmann::json::object();
-    if (fitting) metrics["training"] = tables.front().metrics;
+    if (fitted_rows) metrics["training"] = tables.front().metrics;
     if (to_predict && to_predict->Y) metrics["predict"] = tables.back().metrics;
     std::vector<io::AtomicFile> staged;
     if (fitting) {
@@ -567,7 +694,7 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     }
     for (io::AtomicFile& f : staged) f.commit();
     for (PredictionFiles& t : tables) t.commit();
-    if (fitting) print_metrics("training rows (fitted.csv)", metrics["training"]);
+    if (fitted_rows) print_metrics("training rows (fitted.csv)", metrics["training"]);
     if (to_predict && to_predict->Y)
       print_metrics("--predict rows (predictions.csv)", metrics["predict"]);
   } catch (...) {
@@ -577,7 +704,8 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     throw;
   }
   fmt::print("written to {}: {}\n", out.string(),
-             fitting ? std::string("posterior.json, summary.csv/.json, fitted.csv/.json") +
+             fitting ? std::string("posterior.json, summary.csv/.json") +
+                           (divided ? "" : ", fitted.csv/.json") +
                            (to_predict ? ", predictions.csv/.json" : "")
                      : std::string("predictions.csv/.json"));
   return exit_code::ok;
@@ -597,7 +725,7 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
       "summary.csv/.json (the posterior by parameter block: mean and spread of the means and "
       "standard deviations, standardised units; and the training scores), fitted.csv/.json "
       "(each row's line, inputs and target, then its predictive mean and standard deviation "
-      "with a 95 % interval, or class probabilities) and, with --predict, "
+      "with a 95 % interval, or class probabilities; not with --divide-data) and, with --predict, "
       "predictions.csv/.json for those rows (scored if they hold the target). It prints the "
       "scores: RMSE, mean log-likelihood and the 95 % interval's coverage, or accuracy and "
       "mean NLL. A "
@@ -671,6 +799,13 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
                   "iterations (minibatch steps) between checkpoints")
       ->check(integer_in<Eigen::Index>(1, std::numeric_limits<Eigen::Index>::max()))
       ->capture_default_str();
+  cmd->add_flag("--divide-data", opt->divide_data,
+                "under mpirun: each rank reads and holds only the rows of its row blocks (the "
+                "table's rows in 16 fixed blocks, whole blocks to each rank), so memory per rank "
+                "is about the table's size / K; minibatches are drawn stratified over the blocks, "
+                "and the result is bitwise the same for any number of ranks and threads (but not "
+                "that of a run without --divide-data). Regression, or classification with "
+                "--classes; fitted.csv/.json are not written (no rank holds every row)");
   cmd->add_option("--resume", opt->resume,
                   "continue the run checkpointed in this file (same --csv, method and settings; "
                   "any number of threads or MPI ranks): the result is bitwise that of the "

@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,6 +22,7 @@
 #include <Eigen/Core>
 #include <app/cli/exit_codes.hpp>
 #include <app/methods/fit_method.hpp>
+#include <fmt/format.h>
 #include <io/checkpoint_file.hpp>
 
 #include <inference/empirical_bayes.hpp>
@@ -78,7 +82,60 @@ struct AsIs {
   }
 };
 
-// Throws UsageError if `checkpoint` cannot continue a run of `options` on `model`: its data
+// The fingerprint of `model`'s data for a checkpoint (FitCheckpoint::data_fingerprint):
+// io::data_fingerprint of the rows, or, when the sums go by data rows (`reducer` with
+// row_blocks(): each process may hold only its rows), the shape of the whole set and a checksum
+// of every row block's FNV-1a checksum (its rows' inputs then targets, row by row), exchanged
+// through the reducer — the same on every process and for any number of them.
+// Cost: a pass over the rows held, and with row blocks one exchange of 2K numbers.
+template <class Model>
+std::string fingerprint_of(const Model& model, const vi::BatchReducer* reducer) {
+  const vi::RowBlocks* rows = reducer != nullptr ? reducer->row_blocks() : nullptr;
+  if constexpr (requires { model.window(); }) {
+    if (rows != nullptr) {
+      const nn::Dataset& d = model.data();
+      const Eigen::Index first = model.window().first, k = rows->count();
+      const Eigen::VectorXd halves =
+          reducer->sum_all(model.num_examples(), 2 * k, ad::ParallelOptions{.threads = 1},
+                           [&](std::span<const Eigen::Index> examples, const ad::ParallelOptions&,
+                               Eigen::VectorXd& acc) {
+                             std::uint64_t h = 14695981039346656037ull;
+                             auto add = [&](double v) {
+                               unsigned char bytes[sizeof(double)];
+                               std::memcpy(bytes, &v, sizeof(double));
+                               for (const unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+                             };
+                             for (const Eigen::Index i : examples) {
+                               for (Eigen::Index c = 0; c < d.X.cols(); ++c) add(d.X(i - first, c));
+                               for (Eigen::Index c = 0; c < d.Y.cols(); ++c) add(d.Y(i - first, c));
+                             }
+                             const Eigen::Index b = rows->block_of(examples.front());
+                             acc(2 * b) = static_cast<double>(h >> 32);
+                             acc(2 * b + 1) = static_cast<double>(h & 0xffffffffull);
+                           });
+      std::uint64_t h = 14695981039346656037ull;
+      for (Eigen::Index j = 0; j < halves.size(); ++j)
+        h = (h ^ static_cast<std::uint64_t>(halves(j))) * 1099511628211ull;
+      return fmt::format("{}x{}+{} in {} row blocks, checksum {:016x}", model.num_examples(),
+                         d.X.cols(), d.Y.cols(), k, h);
+    }
+  }
+  return io::data_fingerprint(model.data());
+}
+
+// The fingerprint a run's checkpoints record: fingerprint_of when it writes checkpoints, else
+// empty — except with sums by data rows, where every process takes part in forming it (an
+// exchange), whether or not it is the one that writes.
+template <class Model>
+std::string checkpoint_fingerprint(const Model& model, const FitRequest& request) {
+  const bool by_rows = request.reducer != nullptr && request.reducer->row_blocks() != nullptr;
+  if (request.checkpoint.empty() && !by_rows) return std::string();
+  std::string f = fingerprint_of(model, request.reducer.get());
+  return request.checkpoint.empty() ? std::string() : f;
+}
+
+// Throws UsageError if `checkpoint` cannot continue a run of `options` on `model`: its
+// minibatches were drawn the other way (stratified over row blocks or not), its data
 // fingerprint (if it has one) is not this data set's, its order is for another number of
 // examples, or its method state has another shape (a checkpoint of another network or data
 // set). vi::resume finds the last two as well, but inside the run, where they would read as the
@@ -87,7 +144,15 @@ struct AsIs {
 template <class Model, class Options>
 void check_resume_fits(const Model& model, const Options& options,
                        const vi::FitCheckpoint& checkpoint) {
-  const std::string data = io::data_fingerprint(model.data());
+  const vi::RowBlocks* rows = options.loop.reducer ? options.loop.reducer->row_blocks() : nullptr;
+  if (checkpoint.sampler_key.has_value() != (rows != nullptr))
+    throw UsageError(std::string("the checkpoint to resume does not fit this run: ") +
+                     (checkpoint.sampler_key
+                          ? "its minibatches were drawn stratified over row blocks "
+                            "(--divide-data), this run's are not"
+                          : "its minibatches were drawn from a permutation of all rows, this "
+                            "run's are stratified over row blocks (--divide-data)"));
+  const std::string data = fingerprint_of(model, options.loop.reducer.get());
   if (!checkpoint.data_fingerprint.empty() && checkpoint.data_fingerprint != data)
     throw UsageError(
         "the checkpoint to resume is of another data set: its field "
@@ -95,10 +160,14 @@ void check_resume_fits(const Model& model, const Options& options,
         checkpoint.data_fingerprint + "', this data set's is '" + data + "'");
   vi::Rng scratch;
   typename Options::template method<Model> method(model, options, scratch);
-  vi::MinibatchSampler sampler(model.num_examples(), options.loop.minibatch);
   try {
     method.restore(checkpoint.state);
-    sampler.restore(checkpoint.order, checkpoint.position);
+    if (rows != nullptr)
+      vi::MinibatchSampler(*rows, options.loop.minibatch)
+          .restore_stratified(*checkpoint.sampler_key, checkpoint.position);
+    else
+      vi::MinibatchSampler(model.num_examples(), options.loop.minibatch)
+          .restore(checkpoint.order, checkpoint.position);
   } catch (const std::invalid_argument& e) {
     throw UsageError("the checkpoint to resume does not fit this network and data: " +
                      std::string(e.what()));
@@ -132,9 +201,8 @@ FitOutcome run_fit(const Model& model, const Options& options, const FitRequest&
   FitOutcome out;
   try {
     EpochReporter<Convert&> reporter{request, (model.num_examples() + m - 1) / m, convert};
-    io::Checkpointer checkpointer{
-        request.checkpoint, request.checkpoint_every,
-        request.checkpoint.empty() ? std::string() : io::data_fingerprint(model.data())};
+    io::Checkpointer checkpointer{request.checkpoint, request.checkpoint_every,
+                                  checkpoint_fingerprint(model, request)};
     auto result = request.resume ? vi::resume(model, options, *request.resume, reporter,
                                               checkpointer, extra...)
                                  : vi::fit(model, options, rng, reporter, checkpointer, extra...);
@@ -228,10 +296,10 @@ FitOutcome fit_evidence_laplace(const Model& model, const vi::MapOptions& o,
     l.threads = request.settings.threads;
     l.reducer = request.reducer;
     const Eigen::VectorXd theta = mean_of(out.posterior);
-    const Model at_tau =
-        std::isnan(h.noise_precision)
-            ? model
-            : Model{model.net(), nn::GaussianFixedNoise(h.noise_precision), model.shared_data()};
+    const Model at_tau = std::isnan(h.noise_precision)
+                             ? model
+                             : Model{model.net(), nn::GaussianFixedNoise(h.noise_precision),
+                                     model.shared_data(), model.window()};
     vi::Laplace<vi::FullGaussian> a = vi::laplace(at_tau, theta, l);
     out.evidence = LaplaceEvidence{a.log_marginal_likelihood, a.log_likelihood, a.log_det_precision,
                                    theta.squaredNorm(),       a.gradient_norm,  theta.size()};
@@ -360,9 +428,8 @@ FitOutcome fit_empirical_bayes(const Model& model, const Options& o, const FitRe
   FitOutcome out;
   try {
     EpochReporter<AsIs> reporter{request, (model.num_examples() + m - 1) / m, AsIs{}};
-    io::Checkpointer checkpointer{
-        request.checkpoint, request.checkpoint_every,
-        request.checkpoint.empty() ? std::string() : io::data_fingerprint(model.data())};
+    io::Checkpointer checkpointer{request.checkpoint, request.checkpoint_every,
+                                  checkpoint_fingerprint(model, request)};
     auto r =
         request.resume
             ? vi::resume_with_empirical_bayes(model, o, eb, *request.resume, reporter, checkpointer)

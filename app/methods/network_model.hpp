@@ -29,11 +29,11 @@ using NetworkLikelihood = nn::LikelihoodVariant<nn::GaussianFixedNoise, nn::Stud
 using NetworkModel = nn::Supervised<nn::Sequential, NetworkLikelihood>;
 
 // The same network, data and likelihood as `model`, with the likelihood's concrete type Lik (a
-// predictive's formulas depend on it). The two models share the data. Cost: a copy of the
-// network and one pass over the data to check them against Lik.
+// predictive's formulas depend on it). The two models share the data (and its window). Cost: a
+// copy of the network and one pass over the data to check them against Lik.
 template <class Lik>
 nn::Supervised<nn::Sequential, Lik> with_likelihood(const NetworkModel& model, const Lik& lik) {
-  return {model.net(), lik, model.shared_data()};
+  return {model.net(), lik, model.shared_data(), model.window()};
 }
 
 }  // namespace ngvi::app

@@ -69,10 +69,14 @@ void check_theta(const M& model, const Eigen::VectorXd& theta, const char* who) 
   nn::check_theta_size(theta.size(), model.num_params(), std::string("ngvi::nn::") + who);
 }
 
-// Target yᵢ of example i as a column vector.
+// Target yᵢ of example i as a column vector: model.target(i) where the model has it (a model
+// holding a window of the data translates i), else row i of data().Y.
 template <class M>
 Eigen::VectorXd example_target(const M& model, Eigen::Index i) {
-  return model.data().Y.row(i).transpose();
+  if constexpr (requires { model.target(i); })
+    return model.target(i);
+  else
+    return model.data().Y.row(i).transpose();
 }
 
 }  // namespace detail

@@ -100,7 +100,7 @@ namespace detail {
 template <class M>
 concept SequentialModel = OutputLikelihoodModel<M> && requires(const M& m) {
   { m.net() } -> std::convertible_to<const Sequential&>;
-  m.data().X;
+  requires HasExampleRows<M> || HasDataRows<M>;
 };
 template <class M>
 void require_sequential_model() {
@@ -108,7 +108,8 @@ void require_sequential_model() {
   static_assert(
       SequentialModel<M>,
       "ngvi::nn::kfac_factors: K-FAC needs the model's dense layers: model.net() must be an "
-      "nn::Sequential and model.data().X the inputs (nn::Supervised<Sequential, Lik> has both)");
+      "nn::Sequential and its inputs model.input_rows(idx, buffer) or model.data().X "
+      "(nn::Supervised<Sequential, Lik> has both)");
 }
 inline void check_kfac_samples(const KfacOptions& options) {
   if (options.s_factor == KfacS::sampled_fisher && options.samples < 1)
@@ -143,7 +144,7 @@ std::vector<KfacFactors> kfac_factors(const Model& model, const Eigen::VectorXd&
   // each dense layer's input).
   Eigen::MatrixXd xbuf;
   std::vector<Eigen::MatrixXd> inputs;
-  net.trace(theta, example_rows(model.data().X, idx, xbuf),
+  net.trace(theta, input_rows_of(model, idx, xbuf),
             [&inputs](std::size_t, const auto& in, const auto&) { inputs.emplace_back(in); });
   for (std::size_t l = 0; l < slots.size(); ++l) {
     KfacFactors& k = out[l];

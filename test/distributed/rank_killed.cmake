@@ -3,12 +3,14 @@
 # no hang (the test's timeout would catch one) and no results written. The surviving ranks
 # cannot report a peer's death themselves (MPI gives them no error for it): mpirun notices,
 # stops them and names the killed rank.
-# Run as cmake -DRANKS_FIT=<exe> -DMPIRUN=<mpirun command list> -DWORK=<dir> -P <this file>.
+# Run as cmake -DRANKS_FIT=<exe> -DMPIRUN=<mpirun command list> -DWORK=<dir>
+# [-DMODE=--divide-data] -P <this file>; MODE=--divide-data runs it with the data divided across
+# the ranks by row blocks (ranks_fit.cpp).
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-execute_process(COMMAND ${MPIRUN} --oversubscribe -np 3 "${RANKS_FIT}" --kill-rank 1
+execute_process(COMMAND ${MPIRUN} --oversubscribe -np 3 "${RANKS_FIT}" ${MODE} --kill-rank 1
                         --out "${WORK}/out.txt"
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out TIMEOUT 120)
 message(STATUS "mpirun exited with ${rc}; stdout:\n${out}\nstderr:\n${err}")

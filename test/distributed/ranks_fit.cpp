@@ -12,6 +12,10 @@
 // a bad data shard would: every rank must then stop with the error naming rank R. --kill-rank R
 // makes rank R kill itself (SIGKILL) after its first fit, while the others are in the second:
 // mpirun must then stop the job and name rank R, not hang.
+// --divide-data sums by data rows instead (vi::RowBlocks of the 60 rows into the same 8 blocks):
+// each rank's models hold only the rows of its blocks (nn::RowWindow), the minibatches are
+// stratified over the blocks, and the reference is a BlockedReducer over the same row blocks
+// with the whole data in one process.
 // Exit codes: 0 ok, 1 a fit failed or a rank threw, 2 bad usage.
 #include <cmath>
 #include <csignal>
@@ -22,10 +26,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 #include <distributed/distributed.hpp>
@@ -107,6 +113,7 @@ struct Args {
   int threads = 1;
   int fail_rank = -1;
   int kill_rank = -1;
+  bool divide_data = false;
   Eigen::Index checkpoint_at = 0;  // > 0: save the checkpointed fits after this iteration
   std::string checkpoint;          // their files are <checkpoint>.<fit name>
   std::string resume;              // non-empty: resume the checkpointed fits from these files
@@ -128,6 +135,7 @@ struct Runner {
   const Args& args;
   std::shared_ptr<const vi::BatchReducer> reducer;
   int rank = 0;
+  int ranks = 1;
 
   // One fit (or, with --resume, its continuation from the checkpoint; `resumable` fits only),
   // as a line of text.
@@ -167,6 +175,8 @@ Args parse(int argc, char** argv) {
     const std::string k = argv[i];
     if (k == "--reference") {
       a.reference = true;
+    } else if (k == "--divide-data") {
+      a.divide_data = true;
     } else if (i + 1 < argc && k == "--out") {
       a.out = argv[++i];
     } else if (i + 1 < argc && k == "--threads") {
@@ -188,12 +198,25 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-std::string all_fits(const Runner& r, int fail_rank) {
+// The data this rank's models hold: all rows, or with --divide-data under MPI the rows of its
+// row blocks, as a window of the 60.
+std::shared_ptr<const nn::Dataset> held_rows(const Runner& r, nn::RowWindow& window) {
   const nn::Dataset data = problem_data();
+  if (!r.args.divide_data || r.args.reference) return std::make_shared<const nn::Dataset>(data);
+  const auto [first, last] = vi::RowBlocks(data.size(), blocks).rows_of(r.rank, r.ranks);
+  std::vector<Eigen::Index> rows(static_cast<std::size_t>(last - first));
+  std::iota(rows.begin(), rows.end(), first);
+  window = nn::RowWindow{first, data.size()};
+  return std::make_shared<const nn::Dataset>(data.subset(rows));
+}
+
+std::string all_fits(const Runner& r, int fail_rank) {
+  nn::RowWindow window;
+  const std::shared_ptr<const nn::Dataset> data = held_rows(r, window);
   const auto small = nn::Supervised(nn::Sequential::mlp({3, 6, 1}, nn::Tanh{}),
-                                    nn::GaussianFixedNoise(20.0), data);
+                                    nn::GaussianFixedNoise(20.0), data, window);
   const auto tiny = nn::Supervised(nn::Sequential::mlp({3, 3, 1}, nn::Tanh{}),
-                                   nn::GaussianFixedNoise(20.0), data);
+                                   nn::GaussianFixedNoise(20.0), data, window);
   std::string s;
   if (fail_rank >= 0) {
     // On rank fail_rank every loss throws, as on a rank whose data shard could not be read; the
@@ -206,7 +229,7 @@ std::string all_fits(const Runner& r, int fail_rank) {
                                      ")");
           return small.example_loss(theta, i);
         },
-        data.size(), small.num_params());
+        small.num_examples(), small.num_params());
     s += r.run("vogn_ef_shard", shard, vi::VognOptions{});
   }
   s += r.run("vogn_ef", small, vi::VognOptions{}, true);
@@ -252,9 +275,13 @@ int main(int argc, char** argv) {
     std::cerr << "ranks_fit: " << e.what() << "\n";
     return 2;
   }
+  const vi::RowBlocks rows(problem_data().size(), blocks);
   if (a.reference) {
     try {
-      const Runner r{a, std::make_shared<vi::BlockedReducer>(blocks), 0};
+      const Runner r{a,
+                     a.divide_data ? std::make_shared<vi::BlockedReducer>(rows)
+                                   : std::make_shared<vi::BlockedReducer>(blocks),
+                     0};
       write_atomically(a.out, all_fits(r, -1));
       return 0;
     } catch (const std::exception& e) {
@@ -264,7 +291,10 @@ int main(int argc, char** argv) {
   }
   distributed::MpiSession mpi(argc, argv);
   try {
-    const Runner r{a, std::make_shared<distributed::MpiReducer>(mpi.world(), blocks), mpi.rank()};
+    const Runner r{a,
+                   a.divide_data ? std::make_shared<distributed::MpiReducer>(mpi.world(), rows)
+                                 : std::make_shared<distributed::MpiReducer>(mpi.world(), blocks),
+                   mpi.rank(), mpi.size()};
     const std::string text = all_fits(r, a.fail_rank);
     write_atomically(mpi.rank() == 0 ? a.out : a.out + ".rank" + std::to_string(mpi.rank()), text);
     return 0;

@@ -1,11 +1,13 @@
 # CTest script: a VOGN and a VON fit checkpointed after iteration 5 on 2 MPI ranks and resumed
 # on 3 (and on 1) end bitwise where the uninterrupted in-process reference ends.
-# Run as cmake -DRANKS_FIT=<exe> -DMPIRUN=<mpirun command list> -DWORK=<dir> -P <this file>.
+# Run as cmake -DRANKS_FIT=<exe> -DMPIRUN=<mpirun command list> -DWORK=<dir>
+# [-DMODE=--divide-data] -P <this file>; MODE=--divide-data runs it with the data divided across
+# the ranks by row blocks (ranks_fit.cpp).
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-execute_process(COMMAND "${RANKS_FIT}" --reference --out "${WORK}/reference.txt"
+execute_process(COMMAND "${RANKS_FIT}" ${MODE} --reference --out "${WORK}/reference.txt"
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the in-process reference run failed (exit ${rc})")
@@ -16,7 +18,7 @@ if(NOT n EQUAL 2)
   message(FATAL_ERROR "the reference has ${n} of the 2 checkpointed fits")
 endif()
 
-execute_process(COMMAND ${MPIRUN} --oversubscribe -np 2 "${RANKS_FIT}" --checkpoint-at 5
+execute_process(COMMAND ${MPIRUN} --oversubscribe -np 2 "${RANKS_FIT}" ${MODE} --checkpoint-at 5
                         "${WORK}/checkpoint" --out "${WORK}/first.txt"
                 RESULT_VARIABLE rc TIMEOUT 120)
 if(NOT rc EQUAL 0)
@@ -30,7 +32,7 @@ endforeach()
 
 foreach(ranks 3 1)
   set(out "${WORK}/resumed_on_${ranks}.txt")
-  execute_process(COMMAND ${MPIRUN} --oversubscribe -np ${ranks} "${RANKS_FIT}"
+  execute_process(COMMAND ${MPIRUN} --oversubscribe -np ${ranks} "${RANKS_FIT}" ${MODE}
                           --resume "${WORK}/checkpoint" --out "${out}"
                   RESULT_VARIABLE rc TIMEOUT 120)
   if(NOT rc EQUAL 0)

@@ -1,11 +1,13 @@
 # CTest script: ranks_fit's posteriors are bitwise the in-process reference's on 1, 2 and 3 MPI
 # ranks with 1 and 2 threads per rank, on every rank.
-# Run as cmake -DRANKS_FIT=<exe> -DMPIRUN=<mpirun command list> -DWORK=<dir> -P <this file>.
+# Run as cmake -DRANKS_FIT=<exe> -DMPIRUN=<mpirun command list> -DWORK=<dir>
+# [-DMODE=--divide-data] -P <this file>; MODE=--divide-data runs it with the data divided across
+# the ranks by row blocks (ranks_fit.cpp).
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-execute_process(COMMAND "${RANKS_FIT}" --reference --threads 2 --out "${WORK}/reference.txt"
+execute_process(COMMAND "${RANKS_FIT}" ${MODE} --reference --threads 2 --out "${WORK}/reference.txt"
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the in-process reference run failed (exit ${rc})")
@@ -15,7 +17,7 @@ file(READ "${WORK}/reference.txt" reference)
 foreach(ranks 1 2 3)
   foreach(threads 1 2)
     set(out "${WORK}/ranks${ranks}_threads${threads}.txt")
-    execute_process(COMMAND ${MPIRUN} --oversubscribe -np ${ranks} "${RANKS_FIT}"
+    execute_process(COMMAND ${MPIRUN} --oversubscribe -np ${ranks} "${RANKS_FIT}" ${MODE}
                             --threads ${threads} --out "${out}"
                     RESULT_VARIABLE rc TIMEOUT 120)
     if(NOT rc EQUAL 0)

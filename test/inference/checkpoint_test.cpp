@@ -56,6 +56,32 @@ BOOST_AUTO_TEST_CASE(reads_back_as_itself) {
   BOOST_TEST((back.state[0].second.array() == 0.5).all());
 }
 
+// A sampler stratified over row blocks keeps no order: its key reads back, an order beside it or
+// a key that is not a 64-bit count is refused by name.
+BOOST_AUTO_TEST_CASE(a_stratified_samplers_key_reads_back_and_is_checked) {
+  vi::FitCheckpoint c = four_examples();
+  c.order.clear();
+  c.position = 5;
+  c.sampler_key = 0xfedcba9876543210ULL;
+  const vi::FitCheckpoint back = vi::FitCheckpoint::decode(c.encode());
+  BOOST_TEST(back.sampler_key.value_or(0) == 0xfedcba9876543210ULL);
+  BOOST_TEST(back.position == 5);
+  BOOST_TEST(!vi::FitCheckpoint::decode(four_examples().encode()).sampler_key.has_value());
+  check_error_mentions(
+      [] { vi::FitCheckpoint::decode(edited([](nlohmann::json& j) { j["sampler_key"] = "7"; })); },
+      "holds 4 entries, but a stratified sampler (sampler_key) has none");
+  for (const nlohmann::json bad : {nlohmann::json(7), nlohmann::json("-1"),
+                                   nlohmann::json("18446744073709551616"), nlohmann::json("")})
+    check_error_mentions(
+        [&] {
+          vi::FitCheckpoint::decode(edited([&](nlohmann::json& j) {
+            j["order"] = nlohmann::json::array();
+            j["sampler_key"] = bad;
+          }));
+        },
+        "sampler_key");
+}
+
 BOOST_AUTO_TEST_CASE(an_order_that_is_not_a_permutation_is_refused) {
   check_error_mentions(
       [] {

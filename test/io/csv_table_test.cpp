@@ -166,6 +166,45 @@ BOOST_AUTO_TEST_CASE(chunk_boundaries_anywhere_give_the_same_table) {
   BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(p, {.chunk_bytes = 0}), std::invalid_argument);
 }
 
+// Some records only (CsvReadOptions::first_row, row_count): the rows and lines of the whole read
+// at those positions, for every chunk size; count_csv_records counts what the whole read holds;
+// a selection past the end, or a ragged record before it, is an error naming it.
+BOOST_AUTO_TEST_CASE(a_range_of_records_is_the_whole_reads_rows) {
+  const std::string content = "a,b\n1,2\n\n3,4\n\"5\",6\r\n7,8\n9,10\n11,12";
+  TempDir dir;
+  const fs::path p = dir.write("range.csv", content);
+  const auto whole = ngvi::io::read_csv_table(p);
+  BOOST_TEST(ngvi::io::count_csv_records(p) == 6u);
+  for (const std::size_t chunk : error_chunks)
+    for (std::size_t first = 0; first < 6; ++first)
+      for (std::ptrdiff_t count = 1; first + static_cast<std::size_t>(count) <= 6; ++count) {
+        const auto part = ngvi::io::read_csv_table(
+            p, {.chunk_bytes = chunk, .first_row = first, .row_count = count});
+        BOOST_TEST_CONTEXT("chunk " << chunk << ", records " << first << " + " << count) {
+          BOOST_TEST(part.names == whole.names);
+          NGVI_CHECK_REPORT(compare(
+              part.values,
+              Eigen::MatrixXd(whole.values.middleRows(static_cast<Eigen::Index>(first), count)),
+              tol::exact, "rows"));
+          for (std::ptrdiff_t k = 0; k < count; ++k)
+            BOOST_TEST(part.lines[static_cast<std::size_t>(k)] ==
+                       whole.lines[first + static_cast<std::size_t>(k)]);
+        }
+      }
+  const auto tail = ngvi::io::read_csv_table(p, {.first_row = 4});
+  BOOST_TEST(tail.values.rows() == 2);
+  try {
+    (void)ngvi::io::read_csv_table(p, {.first_row = 4, .row_count = 3});
+    BOOST_FAIL("no DataError for records 5 to 7 of 6");
+  } catch (const ngvi::io::DataError& e) {
+    BOOST_TEST(contains(e.what(), "data records 5 to 7"), e.what());
+    BOOST_TEST(contains(e.what(), "6 data records"), e.what());
+  }
+  const fs::path ragged = dir.write("ragged.csv", "a,b\n1,2\n3\n5,6\n");
+  BOOST_CHECK_THROW((void)ngvi::io::read_csv_table(ragged, {.first_row = 2}), ngvi::io::DataError);
+  BOOST_CHECK_THROW((void)ngvi::io::count_csv_records(ragged), ngvi::io::DataError);
+}
+
 // The numbers' buffer moved into the matrix in slices of 2^20 numbers from the last rows up
 // (io/csv_table.hpp): three slices and a part one, against the matrix filled directly.
 BOOST_AUTO_TEST_CASE(rows_move_into_the_matrix_slice_by_slice) {

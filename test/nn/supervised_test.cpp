@@ -5,6 +5,7 @@
 // minibatch members against a model built on the subset of the data.
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 
 #include <support/check_report.hpp>
 #include <support/minibatch.hpp>
+#include <support/posterior_checks.hpp>
 
 BOOST_AUTO_TEST_SUITE(supervised_test)
 
@@ -286,6 +288,56 @@ BOOST_AUTO_TEST_CASE(models_share_their_data) {
   BOOST_CHECK_THROW(
       nn::Supervised(net, nn::GaussianFixedNoise(), std::shared_ptr<const nn::Dataset>()),
       std::invalid_argument);
+}
+
+// A model over a window of the rows (RowWindow: rows 5..10 of 14) answers for those examples,
+// by their indices in the whole set, what the model over all 14 answers, bit for bit — losses,
+// outputs, per-example gradients — and refuses, naming the window, an example it does not hold
+// and a pass over all N.
+BOOST_AUTO_TEST_CASE(a_window_of_rows_answers_as_the_whole_data_set) {
+  const nn::Dataset data = regression_data(14, 3, 41);
+  const nn::Sequential net = nn::Sequential::mlp({3, 4, 1}, nn::Tanh{});
+  const nn::Supervised whole(net, nn::GaussianLearnedNoise(2.0), data);
+  std::vector<Eigen::Index> held(6);
+  std::iota(held.begin(), held.end(), Eigen::Index{5});
+  const nn::Supervised part(net, nn::GaussianLearnedNoise(2.0),
+                            std::make_shared<const nn::Dataset>(data.subset(held)),
+                            nn::RowWindow{5, 14});
+  BOOST_TEST(part.num_examples() == 14);
+  BOOST_TEST(!part.holds_all());
+  BOOST_TEST(whole.holds_all());
+  const Eigen::VectorXd th = init(whole, 42);
+  for (const std::vector<Eigen::Index>& idx :
+       {std::vector<Eigen::Index>{9, 5, 7, 7, 10}, std::vector<Eigen::Index>{6, 7, 8}, held}) {
+    const nn::ExampleIndices ix(idx);
+    BOOST_TEST(part.batch_loss(th, ix) == whole.batch_loss(th, ix));
+    BOOST_TEST((part.batch_output(th, ix).array() == whole.batch_output(th, ix).array()).all());
+    ad::RowMatrixXd gp, gw;
+    nn::per_example_gradients(part, th, ix, gp);
+    nn::per_example_gradients(whole, th, ix, gw);
+    BOOST_TEST((gp.array() == gw.array()).all());
+  }
+  for (const Eigen::Index i : held) {
+    BOOST_TEST(part.example_loss(th, i) == whole.example_loss(th, i));
+    BOOST_TEST((part.target(i).array() == whole.target(i).array()).all());
+  }
+  const std::vector<Eigen::Index> outside{6, 11};
+  test::check_error_mentions([&] { part.batch_loss(th, nn::ExampleIndices(outside)); },
+                             "example 11 (position 1) is not held: this model holds examples "
+                             "5..10 of 14");
+  test::check_error_mentions([&] { part.example_loss(th, 4); },
+                             "example 4 (position 0) is not held");
+  test::check_error_mentions([&] { part.total_loss(th); },
+                             "total_loss runs over all N = 14 examples, but this model holds only "
+                             "examples 5..10");
+  test::check_error_mentions([&] { part.outputs(th); }, "outputs runs over all N = 14");
+  test::check_error_mentions(
+      [&] {
+        nn::Supervised(net, nn::GaussianLearnedNoise(2.0),
+                       std::make_shared<const nn::Dataset>(data.subset(held)),
+                       nn::RowWindow{9, 14});
+      },
+      "a window of 6 rows from row 9 does not fit in a data set of 14 examples");
 }
 
 BOOST_AUTO_TEST_CASE(a_hand_written_hierarchical_model) {

@@ -9,24 +9,15 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(args fit --csv "${CSV}" --target price --method vogn --hidden 4 --minibatch 8 --samples 20)
 
-function(run label expect_rc expect_err)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  TIMEOUT 300)
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "${label}: exit ${rc}, expected ${expect_rc}\n${out}${err}")
-  endif()
-  if(expect_err AND NOT err MATCHES "${expect_err}")
-    message(FATAL_ERROR "${label}: stderr does not match '${expect_err}':\n${err}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_command.cmake")
 
-run("uninterrupted, checkpointed" 0 "" "${NGVI_EXE}" ${args} --epochs 20 --hyperparameters noise
+run_command("uninterrupted, checkpointed" 0 "" "${NGVI_EXE}" ${args} --epochs 20 --hyperparameters noise
     --checkpoint "${WORK}/c.json" --checkpoint-every 7 --out "${WORK}/whole")
 file(READ "${WORK}/c.json" checkpoint)
 if(NOT checkpoint MATCHES "\"hyperparameters\":{\"arrays\":.*\"noise_precision\"")
   message(FATAL_ERROR "the checkpoint holds no learned noise precision:\n${checkpoint}")
 endif()
-run("resumed" 0 "" "${NGVI_EXE}" ${args} --epochs 20 --hyperparameters noise
+run_command("resumed" 0 "" "${NGVI_EXE}" ${args} --epochs 20 --hyperparameters noise
     --resume "${WORK}/c.json" --out "${WORK}/resumed")
 foreach(file posterior.json fitted.csv)
   file(READ "${WORK}/whole/${file}" want)
@@ -36,13 +27,13 @@ foreach(file posterior.json fitted.csv)
   endif()
 endforeach()
 
-run("resumed without --hyperparameters" 2 "learned its hyperparameters" "${NGVI_EXE}" ${args}
+run_command("resumed without --hyperparameters" 2 "learned its hyperparameters" "${NGVI_EXE}" ${args}
     --epochs 20 --resume "${WORK}/c.json" --out "${WORK}/plain")
-run("resumed with another schedule" 2 "not when this run updates" "${NGVI_EXE}" ${args}
+run_command("resumed with another schedule" 2 "not when this run updates" "${NGVI_EXE}" ${args}
     --epochs 40 --hyperparameters noise --resume "${WORK}/c.json" --out "${WORK}/longer")
-run("a plain checkpoint" 0 "" "${NGVI_EXE}" ${args} --epochs 2 --checkpoint "${WORK}/p.json"
+run_command("a plain checkpoint" 0 "" "${NGVI_EXE}" ${args} --epochs 2 --checkpoint "${WORK}/p.json"
     --out "${WORK}/p")
-run("a plain checkpoint resumed with --hyperparameters" 2 "run without --hyperparameters"
+run_command("a plain checkpoint resumed with --hyperparameters" 2 "run without --hyperparameters"
     "${NGVI_EXE}" ${args} --epochs 20 --hyperparameters noise --resume "${WORK}/p.json"
     --out "${WORK}/q")
 foreach(dir plain longer q)

@@ -8,16 +8,10 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(args fit --csv "${CSV}" --target price --method vogn --hidden 6 --minibatch 8 --samples 20)
 
-function(run label)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  TIMEOUT 300)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${label}: exit ${rc}\n${out}${err}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_command.cmake")
 
-run("uninterrupted, alone" "${NGVI_EXE}" ${args} --epochs 30 --out "${WORK}/whole")
-run("first 12 epochs on 2 ranks" ${MPIRUN} --oversubscribe -np 2 "${NGVI_EXE}" ${args}
+run_command("uninterrupted, alone" 0 "" "${NGVI_EXE}" ${args} --epochs 30 --out "${WORK}/whole")
+run_command("first 12 epochs on 2 ranks" 0 "" ${MPIRUN} --oversubscribe -np 2 "${NGVI_EXE}" ${args}
     --epochs 12 --checkpoint "${WORK}/c.json" --checkpoint-every 7 --out "${WORK}/first")
 file(GLOB leftovers "${WORK}/c.json.*" "${WORK}/.c.json*")
 if(leftovers)
@@ -27,9 +21,9 @@ file(READ "${WORK}/c.json" checkpoint)
 if(NOT checkpoint MATCHES "\"iteration\": ?60")
   message(FATAL_ERROR "the checkpoint is not the one after 12 epochs (60 iterations):\n${checkpoint}")
 endif()
-run("resumed on 3 ranks" ${MPIRUN} --oversubscribe -np 3 "${NGVI_EXE}" ${args} --epochs 30
+run_command("resumed on 3 ranks" 0 "" ${MPIRUN} --oversubscribe -np 3 "${NGVI_EXE}" ${args} --epochs 30
     --resume "${WORK}/c.json" --out "${WORK}/resumed3")
-run("resumed alone" "${NGVI_EXE}" ${args} --epochs 30 --threads 2 --resume "${WORK}/c.json"
+run_command("resumed alone" 0 "" "${NGVI_EXE}" ${args} --epochs 30 --threads 2 --resume "${WORK}/c.json"
     --out "${WORK}/resumed1")
 foreach(dir resumed3 resumed1)
   foreach(file posterior.json fitted.csv)
