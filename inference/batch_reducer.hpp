@@ -199,12 +199,32 @@ Eigen::MatrixXd block_sums(std::span<const Eigen::Index> batch, const BatchBlock
                        parallel, add);
 }
 
-// The block sums of `batch` over its row blocks first..last−1 (sums_of_parts). Cost: add over
-// the batch's examples in those blocks, plus O(|batch|) to split it.
+// The block sums of `batch` over its row blocks first..last−1 (sums_of_parts). A batch whose
+// entries' blocks never decrease (a minibatch stratified over the blocks, minibatch.hpp) is cut
+// into sub-spans of itself, as a reducer by positions passes them (a method may locate a part in
+// its batch, e.g. SLANG); any other is split into lists. Cost: add over the batch's examples in
+// those blocks, plus O(|batch| + K) to cut or split it.
 template <int = 0>
 Eigen::MatrixXd row_block_sums(std::span<const Eigen::Index> batch, const RowBlocks& blocks,
                                std::size_t first, std::size_t last, Eigen::Index length,
                                const ad::ParallelOptions& parallel, const AddContributions& add) {
+  const auto block = [&](std::size_t j) {
+    const Eigen::Index i = batch[j];
+    return i >= 0 && i < blocks.rows() ? blocks.block_of(i) : Eigen::Index{-1};
+  };
+  bool in_order = true;
+  for (std::size_t j = 0; j < batch.size() && in_order; ++j)
+    in_order = block(j) >= 0 && (j == 0 || block(j) >= block(j - 1));
+  if (in_order) {
+    std::vector<std::size_t> cuts;  // cuts[k]: the position of the first entry of a block ≥ k
+    for (std::size_t k = 0, j = 0; k <= static_cast<std::size_t>(blocks.count()); ++k) {
+      while (j < batch.size() && static_cast<std::size_t>(block(j)) < k) ++j;
+      cuts.push_back(j);
+    }
+    return sums_of_parts(
+        [&](std::size_t k) { return batch.subspan(cuts[k], cuts[k + 1] - cuts[k]); }, first, last,
+        length, parallel, add);
+  }
   const std::vector<std::vector<Eigen::Index>> parts = blocks.split(batch);
   return sums_of_parts([&](std::size_t k) { return std::span<const Eigen::Index>(parts[k]); },
                        first, last, length, parallel, add);

@@ -101,23 +101,13 @@ class KeyedPermutation {
 class MinibatchSampler {
  public:
   // Throws std::invalid_argument for an empty data set or a negative batch size.
-  MinibatchSampler(Eigen::Index num_examples, Eigen::Index minibatch) : n_(num_examples) {
-    if (num_examples <= 0)
-      throw std::invalid_argument("ngvi::vi::MinibatchSampler: the data set is empty (N = " +
-                                  std::to_string(num_examples) + ")");
-    if (minibatch < 0)
-      throw std::invalid_argument("ngvi::vi::MinibatchSampler: minibatch size " +
-                                  std::to_string(minibatch) + " is negative");
-    m_ = (minibatch == 0 || minibatch >= n_) ? n_ : minibatch;
-    order_.resize(static_cast<std::size_t>(n_));
-    std::iota(order_.begin(), order_.end(), Eigen::Index{0});
-    pos_ = n_;  // the first next() starts an epoch
-  }
+  MinibatchSampler(Eigen::Index num_examples, Eigen::Index minibatch)
+      : MinibatchSampler(num_examples, minibatch, nullptr) {}
 
   // Stratified over `blocks` (header comment). Throws std::invalid_argument for a negative
   // minibatch size, or one below the number of blocks (other than full batch).
   MinibatchSampler(const RowBlocks& blocks, Eigen::Index minibatch)
-      : MinibatchSampler(blocks.rows(), minibatch, blocks) {}
+      : MinibatchSampler(blocks.rows(), minibatch, &blocks) {}
 
   Eigen::Index num_examples() const { return n_; }
   Eigen::Index batch_size() const { return m_; }
@@ -184,16 +174,30 @@ class MinibatchSampler {
   }
 
  private:
-  MinibatchSampler(Eigen::Index num_examples, Eigen::Index minibatch, const RowBlocks& blocks)
-      : MinibatchSampler(num_examples, minibatch) {
-    if (!full_batch() && m_ < blocks.count())
+  // Over a permutation of all N examples (blocks null), or stratified over *blocks, holding no
+  // permutation (order_ stays empty).
+  MinibatchSampler(Eigen::Index num_examples, Eigen::Index minibatch, const RowBlocks* blocks)
+      : n_(num_examples) {
+    if (num_examples <= 0)
+      throw std::invalid_argument("ngvi::vi::MinibatchSampler: the data set is empty (N = " +
+                                  std::to_string(num_examples) + ")");
+    if (minibatch < 0)
+      throw std::invalid_argument("ngvi::vi::MinibatchSampler: minibatch size " +
+                                  std::to_string(minibatch) + " is negative");
+    m_ = (minibatch == 0 || minibatch >= n_) ? n_ : minibatch;
+    pos_ = n_;  // the first next() starts an epoch
+    if (blocks == nullptr) {
+      order_.resize(static_cast<std::size_t>(n_));
+      std::iota(order_.begin(), order_.end(), Eigen::Index{0});
+      return;
+    }
+    if (!full_batch() && m_ < blocks->count())
       throw std::invalid_argument(
           "ngvi::vi::MinibatchSampler: minibatch size " + std::to_string(m_) + " is below the " +
-          std::to_string(blocks.count()) +
+          std::to_string(blocks->count()) +
           " row blocks it is stratified over (use at least one example per block, or full "
           "batch)");
-    blocks_ = blocks;
-    order_.clear();
+    blocks_ = *blocks;
   }
   // c_b(t) of the header comment.
   Eigen::Index cut(Eigen::Index b, Eigen::Index t) const {

@@ -164,16 +164,27 @@ class Supervised {
     return f;
   }
 
-  // Σ_{i ∈ idx} ℓᵢ(θ), the batch as one matrix pass (idx may repeat and be in any order).
-  // Reads the rows in place when idx is consecutive (e.g. 0..N−1), else gathers them into
-  // matrices local to the call; never copies a Dataset. Throws for an empty idx or an index
-  // outside 0..N−1. Cost: one forward pass over |idx| rows (a few fused tape entries per
-  // layer), one batched nll, and O(|idx|·(D + K)) copies for a gather.
+  // Σ_{i ∈ idx} ℓᵢ(θ), the batch as one matrix pass (idx may repeat and be in any order); in
+  // double, a batch of more than rows_per_forward_pass examples in passes over that many, summed
+  // in order (memory for one pass's activations). Reads the rows in place when idx is consecutive
+  // (e.g. 0..N−1), else gathers them into matrices local to the call; never copies a Dataset.
+  // Throws for an empty idx or an index outside 0..N−1. Cost: one forward pass over |idx| rows
+  // (a few fused tape entries per layer), one batched nll, and O(|idx|·(D + K)) copies for a
+  // gather.
   template <class T>
   T batch_loss(const Vector<T>& theta, std::span<const Eigen::Index> idx) const {
     check_theta(theta.size(), "batch_loss");
     check_example_indices(idx, num_examples(), "Supervised::batch_loss");
     check_held(idx, "batch_loss");
+    if constexpr (std::is_same_v<T, double>) {
+      if (static_cast<Eigen::Index>(idx.size()) > rows_per_forward_pass) {
+        const auto chunk = static_cast<std::size_t>(rows_per_forward_pass);
+        double sum = 0.0;
+        for (std::size_t first = 0; first < idx.size(); first += chunk)
+          sum += batch_loss(theta, idx.subspan(first, std::min(chunk, idx.size() - first)));
+        return sum;
+      }
+    }
     if (static_cast<Eigen::Index>(idx.size()) == data_->size() && idx[0] == first_ &&
         is_consecutive(idx))
       return lik_.batch_nll(loss_outputs(theta, data_->X), data_->Y);

@@ -541,6 +541,15 @@ int run(FitCommandOptions opt, const Ranks& ranks) {
     if (!opt.predict.empty()) predict_table = io::read_csv_table(opt.predict);
     if (opt.divide_data && !fitting)
       throw UsageError("--divide-data belongs to a fit (--csv), not to --posterior");
+    if (opt.divide_data && tool_method(opt.method).whole_data)
+      throw UsageError("--divide-data: method " + tool_method(opt.method).name +
+                       " needs every row in one process (it forms a sum over the data outside "
+                       "the reducer that divides them); run it without --divide-data");
+    if (opt.divide_data && opt.settings.hyperparameters != HyperparameterSource::settings)
+      throw UsageError(std::string("--divide-data with --hyperparameters ") +
+                       hyperparameters_setting_name(opt.settings.hyperparameters) +
+                       ": its updates of δ and τ sum over every row in one process; learn them "
+                       "without --divide-data, or give --prior-precision and --noise-precision");
     if (opt.divide_data && opt.task == "classification" && opt.classes == 0)
       throw UsageError(
           "--divide-data with --task classification needs --classes C: no rank sees every label "
@@ -805,7 +814,9 @@ Subcommand add_fit_command(CLI::App& root, const Ranks& ranks) {
                 "is about the table's size / K; minibatches are drawn stratified over the blocks, "
                 "and the result is bitwise the same for any number of ranks and threads (but not "
                 "that of a run without --divide-data). Regression, or classification with "
-                "--classes; fitted.csv/.json are not written (no rank holds every row)");
+                "--classes; not with --hyperparameters or the methods noisy_kfac and "
+                "map_last_layer_laplace (they sum over every row in one process); "
+                "fitted.csv/.json are not written (no rank holds every row)");
   cmd->add_option("--resume", opt->resume,
                   "continue the run checkpointed in this file (same --csv, method and settings; "
                   "any number of threads or MPI ranks): the result is bitwise that of the "

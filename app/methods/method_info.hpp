@@ -43,6 +43,9 @@ struct MethodInfo {
   // With `laplace`: the approximation over the last layer only, the rest of θ fixed at θ*
   // (inference/subnetwork_laplace.hpp), not over all of θ.
   bool last_layer = false;
+  // Its step or its posterior needs every row in one process (a sum it does not form through
+  // the loop's reducer): `ngvi fit --divide-data` refuses it.
+  bool whole_data = false;
   bool in_tool = false;   // `ngvi fit` and `ngvi uci` run it
   bool in_study = false;  // `ngvi study` runs it
 };

@@ -259,7 +259,8 @@ inline const auto& method_rows() {
                    "precision is K-FAC's Kronecker factors (Zhang et al. 2018, Algorithm 2).",
            .epochs = 200,
            .learning_rate = 0.01,
-           .alias = "noisy-kfac"},
+           .alias = "noisy-kfac",
+           .whole_data = true},  // its step forms the Kronecker factors in one process
           [](vi::NoisyKfacOptions& o, const MethodSettings& s) {
             if (s.kfac_beta > 0.0) o.beta = s.kfac_beta;
           },
@@ -315,7 +316,8 @@ inline const auto& method_rows() {
            .epochs = 2000,
            .learning_rate = 0.01,
            .laplace = true,
-           .last_layer = true},
+           .last_layer = true,
+           .whole_data = true},  // the last layer's GGN and evidence over all rows at once
           [](vi::MapOptions&, const MethodSettings&) {},
           [](auto& o, const auto& s) {  // map_laplace's, for the same θ*
             o.loop.elbo_samples = 0;

@@ -173,6 +173,15 @@ BOOST_AUTO_TEST_CASE(row_block_sums_count_each_example_once) {
         check_counted(&r, batch, threads);
       }
     }
+  // A batch in block order (a stratified minibatch) is passed as sub-spans of itself.
+  const std::vector<Index> sorted{0, 2, 5, 5, 12, 33, 40};
+  const vi::BlockedReducer r(vi::RowBlocks(41, 8));
+  r.sum(sorted, 1, {1, 16},
+        [&](std::span<const Index> ex, const ad::ParallelOptions&, Eigen::VectorXd&) {
+          BOOST_TEST((ex.data() >= sorted.data() &&
+                      ex.data() + ex.size() <= sorted.data() + sorted.size()));
+        });
+  check_counted(&r, sorted, 2);
   BOOST_TEST(vi::BlockedReducer(4).row_blocks() == nullptr);
 }
 

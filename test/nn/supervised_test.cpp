@@ -145,17 +145,24 @@ BOOST_AUTO_TEST_CASE(batch_loss_is_the_sum_over_the_batch) {
 }
 
 BOOST_AUTO_TEST_CASE(total_loss_in_blocks_is_the_whole_pass) {
-  // More rows than one forward pass holds: total_loss in double (block by block) against the
-  // one-pass batch_loss over every row, and against the recorded total_loss's value.
+  // More rows than one forward pass holds: total_loss and batch_loss in double (pass by pass)
+  // against the sum of the single-example losses and the recorded one-pass total_loss's value,
+  // batch_loss over every row in order and over them reversed (gathered).
   const Eigen::Index n = 2 * nn::rows_per_forward_pass + 11;
   const nn::Supervised model(nn::Sequential::mlp({2, 5, 1}, nn::Tanh{}),
                              nn::GaussianFixedNoise(3.0), regression_data(n, 2, 5));
   const Eigen::VectorXd th = init(model, 6);
   std::vector<Eigen::Index> all(static_cast<std::size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+  const std::vector<Eigen::Index> reversed(all.rbegin(), all.rend());
+  double each = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) each += model.example_loss(th, i);
   const double blocks = model.total_loss(th);
-  NGVI_CHECK_REPORT(compare(blocks, model.batch_loss(th, std::span<const Eigen::Index>(all)),
-                            tol::ad_vs_ad, "total_loss in blocks vs one pass over all rows"));
+  NGVI_CHECK_REPORT(compare(blocks, each, tol::ad_vs_ad, "total_loss in blocks vs Σ example_loss"));
+  NGVI_CHECK_REPORT(compare(model.batch_loss(th, std::span<const Eigen::Index>(all)), each,
+                            tol::ad_vs_ad, "batch_loss in passes vs Σ example_loss"));
+  NGVI_CHECK_REPORT(compare(model.batch_loss(th, std::span<const Eigen::Index>(reversed)), each,
+                            tol::ad_vs_ad, "batch_loss of the rows reversed vs Σ example_loss"));
   Eigen::VectorXd g;
   const double recorded =
       ad::value_and_gradient([&](const auto& t) { return model.total_loss(t); }, th, g);

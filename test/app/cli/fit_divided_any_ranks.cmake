@@ -1,7 +1,8 @@
 # CTest script: `ngvi fit --divide-data`, each rank reading and holding only the rows of its row
 # blocks, gives the same posterior byte for byte alone and under mpirun on 2 and 3 ranks (1 or 2
-# threads), for VOGN and VON; checkpointed on 2 ranks, it resumes on 3 and alone with the
-# uninterrupted run's bytes, and a checkpoint of a run without --divide-data is refused (exit 2);
+# threads), for VOGN, VON and SLANG; checkpointed on 2 ranks, it resumes on 3 and alone with the
+# uninterrupted run's bytes, and a checkpoint of a run without --divide-data, or a method that
+# needs every row in one process, is refused (exit 2);
 # it writes no fitted.csv; and a bad cell in the last row is found by the rank holding that row
 # alone (rank 1 of 2): rank 0 never parsed it.
 # Run as cmake -DNGVI_EXE=<ngvi> -DMPIRUN=<mpirun command list> -DCSV=<regression.csv>
@@ -12,7 +13,7 @@ file(MAKE_DIRECTORY "${WORK}")
 
 include("${CMAKE_CURRENT_LIST_DIR}/run_command.cmake")
 
-foreach(method vogn von)
+foreach(method vogn von slang)
   set(args fit --csv "${CSV}" --target price --method ${method} --hidden 6 --epochs 20
            --minibatch 16 --samples 20 --divide-data)
   run_command("${method} alone" 0 "" "${NGVI_EXE}" ${args} --threads 2 --out "${WORK}/${method}_alone")
@@ -68,6 +69,15 @@ run_command("a divided run's checkpoint resumed without --divide-data" 2
             "stratified over row blocks \\(--divide-data\\), this run's are not" "${NGVI_EXE}" fit
             --csv "${CSV}" --target price --method vogn --hidden 6 --minibatch 16 --epochs 25
             --resume "${WORK}/c.json" --out "${WORK}/plain")
+
+run_command("noisy K-FAC with the rows divided" 2
+            "--divide-data: method noisy_kfac needs every row in one process" "${NGVI_EXE}" fit
+            --csv "${CSV}" --target price --method noisy_kfac --divide-data --out "${WORK}/kfac")
+
+run_command("learned hyperparameters with the rows divided" 2
+            "--divide-data with --hyperparameters evidence: its updates" "${NGVI_EXE}" fit
+            --csv "${CSV}" --target price --method vogn --hyperparameters evidence --divide-data
+            --out "${WORK}/evidence")
 
 # A non-numeric cell on the last data line: on 2 ranks only rank 1 reads it.
 file(READ "${CSV}" table)
