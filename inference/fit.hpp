@@ -2,7 +2,8 @@
 //
 // ensmallen-shaped: the options type names its method, the method does one step at a time, and
 // everything around the steps is here, written once:
-//   for each epoch: shuffle (MinibatchSampler), and for each minibatch B:
+//   for each epoch: shuffle (MinibatchSampler; stratified over the row blocks when the reducer
+//   sums by data rows, batch_reducer.hpp), and for each minibatch B:
 //     method.step(B)                — one update of q (VON, VOGN, IVON, ... each in its header)
 //     check μ and the precision are finite, else stop with the last good q (status `failed`,
 //       the message naming the iteration and the parameter block); a step that throws
