@@ -68,6 +68,10 @@ inline Eigen::Ref<const Eigen::MatrixXd> example_rows(const Eigen::MatrixXd& M, 
   if (idx.empty()) return M.topRows(0);
   const auto rows = static_cast<Eigen::Index>(idx.size());
   if (is_consecutive(idx)) return M.middleRows(idx[0] - first, rows);
+  if (first == 0) {
+    buffer = M(idx, Eigen::all);
+    return buffer;
+  }
   buffer.resize(rows, M.cols());
   for (Eigen::Index k = 0; k < rows; ++k)
     buffer.row(k) = M.row(idx[static_cast<std::size_t>(k)] - first);
