@@ -64,4 +64,5 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 "${as_root[@]}" apt-get update
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${packages[@]}" </dev/null
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+  "${packages[@]}" </dev/null
