@@ -8,6 +8,10 @@
 #
 # Skips apt entirely when every package is already installed, so reruns cost nothing. Runs as
 # root directly (as on CI) or through sudo when available; never prompts (noninteractive).
+# Installs no recommended packages: with them the --test set was 210 packages and 85 s on a fresh
+# 2-core machine (ImageMagick, groff, Open MPI's Fortran coarrays, X11 utilities ...), without
+# them 73 packages and 37 s, and every test passes (gnuplot draws its text with DejaVu, which
+# fontconfig depends on).
 set -euo pipefail
 
 packages=(
