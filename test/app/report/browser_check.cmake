@@ -1,9 +1,11 @@
 # Browser test of report.html, run by CTest as
 #   cmake -DNGVI_EXE=<ngvi> -DCHROMIUM=<chromium-headless-shell> -DWORK=<scratch dir>
 #         -DARGS=<a^^b^^...> -P browser_check.cmake
+# or, to check a report folder that another test wrote (the study's: a second `ngvi study
+# --quick` took 15 s of the test run), with -DREPORT=<folder> instead of -DNGVI_EXE and -DARGS.
 #
-# Runs `ngvi ARGS... --out <WORK>/report` to make a report folder, then loads a copy of its
-# report.html in headless Chromium with a checking script injected at the top of <head> (the
+# Runs `ngvi ARGS... --out <WORK>/report` to make a report folder (or takes REPORT), then loads
+# a copy of its report.html in headless Chromium with a checking script injected at the top of <head> (the
 # copy's Content-Security-Policy gains script-src 'unsafe-inline' for that script and nothing
 # else). After the page's load event the script writes one line into the DOM, which
 # --dump-dom returns once the --virtual-time-budget has run out. The test passes when every
@@ -13,22 +15,32 @@
 # (CI) and is irrelevant for a local file we just wrote.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(_v NGVI_EXE CHROMIUM WORK ARGS)
+set(_required CHROMIUM WORK)
+if(NOT DEFINED REPORT)
+  list(APPEND _required NGVI_EXE ARGS)
+endif()
+foreach(_v IN LISTS _required)
   if(NOT DEFINED ${_v})
     message(FATAL_ERROR "browser_check.cmake: pass -D${_v}=...")
   endif()
 endforeach()
 
 file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}")
-string(REPLACE "^^" ";" _args "${ARGS}")
-execute_process(COMMAND "${NGVI_EXE}" ${_args} --out "${WORK}/report"
-                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err TIMEOUT 600)
-if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "ngvi ${_args} --out ${WORK}/report failed (${_rc}):\n${_out}\n${_err}")
+file(MAKE_DIRECTORY "${WORK}/report")
+if(DEFINED REPORT)
+  if(NOT EXISTS "${REPORT}/report.html")
+    message(FATAL_ERROR "browser_check.cmake: ${REPORT}/report.html does not exist")
+  endif()
+  file(READ "${REPORT}/report.html" _html)
+else()
+  string(REPLACE "^^" ";" _args "${ARGS}")
+  execute_process(COMMAND "${NGVI_EXE}" ${_args} --out "${WORK}/report"
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err TIMEOUT 600)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "ngvi ${_args} --out ${WORK}/report failed (${_rc}):\n${_out}\n${_err}")
+  endif()
+  file(READ "${WORK}/report/report.html" _html)
 endif()
-
-file(READ "${WORK}/report/report.html" _html)
 set(_csp "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
 string(FIND "${_html}" "${_csp}" _at)
 if(_at LESS 0)
