@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <app/active/active_command.hpp>
+#include <app/cli/allocator.hpp>
 #include <app/cli/exit_codes.hpp>
 #include <app/cli/ranks.hpp>
 #include <app/cli/run_guarded.hpp>
@@ -22,6 +23,7 @@
 
 int main(int argc, char** argv) {
   namespace app = ngvi::app;
+  app::keep_freed_memory();
   std::unique_ptr<app::Ranks> ranks;
   try {
     ranks = std::make_unique<app::Ranks>(argc, argv);

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <app/cli/allocator.hpp>
 #include <distributed/distributed.hpp>
 
 #include <inference/batch_reducer.hpp>
@@ -268,6 +269,7 @@ std::string all_fits(const Runner& r, int fail_rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ngvi::app::keep_freed_memory();
   Args a;
   try {
     a = parse(argc, argv);
