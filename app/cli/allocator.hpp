@@ -12,8 +12,8 @@
 // up to 128 MB of free memory kept at a heap's top; neither setting alone helps (7.6 s, 11.4 s).
 // The results are the same bytes: only where the memory comes from changes.
 //
-// Called first thing in main() by the tool and the test programs. A user's own program can call
-// it too, or set the same through the environment:
+// Called first thing in main() by the tool and the test programs. A user's own program can make
+// the same two calls (this header is not installed), or set the same through the environment:
 //   GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=134217728
 // Other C libraries: does nothing. Cost: two mallopt calls.
 #pragma once
