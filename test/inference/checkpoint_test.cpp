@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(a_stratified_samplers_key_reads_back_and_is_checked) {
       [] { vi::FitCheckpoint::decode(edited([](nlohmann::json& j) { j["sampler_key"] = "7"; })); },
       "holds 4 entries, but a stratified sampler (sampler_key) has none");
   for (const nlohmann::json& bad : {nlohmann::json(7), nlohmann::json("-1"),
-                                   nlohmann::json("18446744073709551616"), nlohmann::json("")})
+                                    nlohmann::json("18446744073709551616"), nlohmann::json("")})
     check_error_mentions(
         [&] {
           vi::FitCheckpoint::decode(edited([&](nlohmann::json& j) {
