@@ -14,19 +14,16 @@ endforeach()
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-string(REPLACE "^^" ";" _args "${ARGS}")
-execute_process(COMMAND "${NGVI_EXE}" ${_args} --out "${WORK}/s"
-                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err TIMEOUT 600)
-if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "ngvi ${_args} --out ${WORK}/s failed (${_rc}):\n${_out}\n${_err}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/../run_ngvi.cmake")
+ngvi_run_out("${WORK}/s")
 if(NOT EXISTS "${REFERENCE}")
   message(FATAL_ERROR "the reference ${REFERENCE} does not exist (its fixture did not run)")
 endif()
 execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/s/results.json" "${REFERENCE}"
                 RESULT_VARIABLE _same)
 if(NOT _same EQUAL 0)
-  message(FATAL_ERROR "results.json of `ngvi ${_args}` differs from ${REFERENCE}: the study is not "
+  string(REPLACE "^^" " " _shown "${ARGS}")
+  message(FATAL_ERROR "results.json of `ngvi ${_shown}` differs from ${REFERENCE}: the study is not "
                       "deterministic across thread counts (diff the two files)")
 endif()
 message(STATUS "results.json is byte-identical to the run with another thread count")
