@@ -5,9 +5,9 @@
 # --quick` took 15 s of the test run), with -DREPORT=<folder> instead of -DNGVI_EXE and -DARGS.
 #
 # Runs `ngvi ARGS... --out <WORK>/report` to make a report folder (or takes REPORT), then loads
-# a copy of its report.html in headless Chromium with a checking script injected at the top of <head> (the
-# copy's Content-Security-Policy gains script-src 'unsafe-inline' for that script and nothing
-# else). After the page's load event the script writes one line into the DOM, which
+# a copy of its report.html in headless Chromium with a checking script injected at the top of
+# <head> (the copy's Content-Security-Policy gains script-src 'unsafe-inline' for that script and
+# nothing else). After the page's load event the script writes one line into the DOM, which
 # --dump-dom returns once the --virtual-time-budget has run out. The test passes when every
 # <img> decoded (complete, naturalWidth > 0), no resource was fetched (Resource Timing lists
 # none, and no Content-Security-Policy violation was reported, i.e. nothing even tried), and no
