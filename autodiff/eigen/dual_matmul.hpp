@@ -124,15 +124,46 @@ struct DualMatmulNode {
   SplitDual<K> bs;
   index_t c_first;
 
-  // C = A·B into (cv, cd). Cost: 1 GEMM + 1 wide GEMM (if B has tangents) + K GEMMs (if A has).
+  // Whether each of B's K tangent matrices has at most one nonzero coefficient — the unit seeds
+  // a Hessian driver gives its inputs — with its column-major position in entry[k] (−1: none).
+  // Cost: stops at the second nonzero of a tangent, at most one pass over the tangents.
+  static bool single_entry_tangents(const SplitDual<K>& B, Eigen::Index (&entry)[K]) {
+    const Eigen::Index size = B.rows * B.cols;
+    for (int k = 0; k < K; ++k) {
+      entry[k] = -1;
+      const double* t = B.d + k * size;
+      for (Eigen::Index i = 0; i < size; ++i) {
+        if (t[i] == 0.0) continue;
+        if (entry[k] >= 0) return false;
+        entry[k] = i;
+      }
+    }
+    return true;
+  }
+
+  // C = A·B into (cv, cd). Cost: 1 GEMM + 1 wide GEMM (if B has tangents; K column scalings if
+  // each tangent of B is a single entry) + K GEMMs (if A has tangents).
   static void product(const SplitDual<K>& A, const SplitDual<K>& B, double* cv, double* cd) {
     const Eigen::Index m = A.rows, n = B.cols;
     MapXd(cv, m, n).noalias() = A.value() * B.value();
     MapXd CD(cd, m, K * n);
-    if (B.has_tangent) {
-      CD.noalias() = A.value() * B.tangents();
-    } else {
+    Eigen::Index entry[K];
+    if (!B.has_tangent) {
       CD.setZero();
+    } else if (single_entry_tangents(B, entry)) {
+      // A·(s e_r e_cᵀ) is s times A's column r, in column c: the GEMM's bits, each coefficient
+      // one rounded product (+ 0.0 turns a −0 into the GEMM's +0).
+      CD.setZero();
+      for (int k = 0; k < K; ++k) {
+        if (entry[k] < 0) continue;
+        const Eigen::Index r = entry[k] % B.rows, c = entry[k] / B.rows;
+        const double s = B.d[k * B.rows * B.cols + entry[k]];
+        const double* a = A.v + r * m;
+        double* out = cd + (k * n + c) * m;
+        for (Eigen::Index i = 0; i < m; ++i) out[i] = a[i] * s + 0.0;
+      }
+    } else {
+      CD.noalias() = A.value() * B.tangents();
     }
     if (A.has_tangent)
       for (int k = 0; k < K; ++k) CD.middleCols(k * n, n).noalias() += A.tangent(k) * B.value();

@@ -6,8 +6,9 @@
 // of each row of a B×K matrix (the normaliser of a batch of softmax logits, one example per
 // row), over all of these. sum, squared_norm and rowwise_log_sum_exp are fused nodes whose
 // reverse step is one pass over the operand's adjoints (vectorisable for sum and squared_norm; no
-// per-coefficient operand records); dot and log_sum_exp are single statements whose operands are
-// the coefficients (2n for dot when both sides are variables). The log-sum-exps are shifted by the
+// per-coefficient operand records), and so is dot of a matrix variable and a constant; log_sum_exp
+// and the other dots are single statements whose operands are the coefficients (2n for dot when
+// both sides are variables). The log-sum-exps are shifted by the
 // largest value and their partials, the softmax weights, are formed from the shifted exponentials
 // (softmax_weights). The forward sums run in coefficient order (along each row for
 // rowwise_log_sum_exp), so no result depends on where the operands sit in memory. Cost: one pass
@@ -61,6 +62,22 @@ struct ReductionNode {
     } else {
       x.add_each(adj, [a](Eigen::Index) { return a; });
     }
+  }
+};
+
+// Σ c_k x_k with c constant: x̄_k += c_k·ȳ, the product the statement of dot forms for each
+// operand, in one pass and without a per-coefficient operand record.
+template <class Real>
+struct ConstantDotNode {
+  MatrixOperand<Real> x;  // the side with variables
+  const Real* c;          // the constant side's values
+  index_t out;
+
+  void reverse(Real* adj) const {
+    const Real a = adj[out];
+    if (is_zero(a)) return;
+    const Real* cv = c;
+    x.add_each(adj, [cv, a](Eigen::Index k) { return cv[k] * a; });
   }
 };
 
@@ -281,6 +298,15 @@ requires(is_matrix_var_v<A> || is_matrix_var_v<B>) auto dot(const A& a, const B&
   const detail::MatrixOperand<Real> y = detail::operand_of(t, b);
   Real total(0.0);
   for (Eigen::Index k = 0; k < x.size(); ++k) total += x.values[k] * y.values[k];
+  if (x.active != y.active) {
+    // One side is constant (a likelihood's targets): a fused node, with the statement's bits.
+    auto* node = t.arena().template create<detail::ConstantDotNode<Real>>();
+    node->x = x.active ? x : y;
+    node->c = x.active ? y.values : x.values;
+    node->out = t.new_index();
+    t.push_fused(node);
+    return Var<Real>::from_index(total, node->out, t);
+  }
   const std::size_t begin = t.operand_count();
   detail::push_operand_coefficients(t, x, [&](Eigen::Index k) { return y.values[k]; });
   detail::push_operand_coefficients(t, y, [&](Eigen::Index k) { return x.values[k]; });

@@ -1,8 +1,10 @@
 // Tests of autodiff/eigen/matmul.hpp (and, through Hessians, dual_matmul.hpp): fused products
 // with double×Var, Var×double and Var×Var operands, contiguous and scattered operands (a
 // row-major block read transposed), against Eigen's scalar product on Var and finite
-// differences; double×double is Eigen's product; mismatched shapes throw naming both shapes.
+// differences; double×double is Eigen's product; the dual product with unit-seeded tangents has
+// the bits of Eigen's GEMM; mismatched shapes throw naming both shapes.
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +85,45 @@ BOOST_AUTO_TEST_CASE(a_product_of_constants_records_nothing) {
   BOOST_TEST(!C(0, 0).is_active());
   const Eigen::MatrixXd Ad = fixed_matrix(2, 2, 0.1);
   BOOST_TEST(C(1, 0).value() == (Ad * Ad)(1, 0));
+}
+
+BOOST_AUTO_TEST_CASE(unit_seeded_tangents_give_the_bits_of_the_dense_product) {
+  // A Hessian driver seeds tangent k of its inputs with one unit entry; the dual product then
+  // scales columns of A instead of running the wide GEMM A.v·[B.d_0 … B.d_K−1]. Against that
+  // GEMM (Eigen's), bit for bit: entries of either sign, an empty tangent, and zeros in A whose
+  // products must come out +0 as the GEMM's do.
+  constexpr int K = 4;
+  const Eigen::Index m = 7, inner = 5, n = 3;
+  Eigen::MatrixXd Av = fixed_matrix(m, inner, 0.3), Bv = fixed_matrix(inner, n, 1.1);
+  Av(2, 1) = 0.0;
+  Av(4, 1) = -0.0;
+  Eigen::MatrixXd Bd = Eigen::MatrixXd::Zero(inner, K * n);  // tangent k: columns k·n … k·n + n−1
+  Bd(1, 0 * n + 2) = -1.5;                                   // tangent 0: B(1, 2)
+  Bd(4, 1 * n + 0) = 1.0;                                    // tangent 1: B(4, 0)
+  Bd(1, 3 * n + 1) = 0.25;                                   // tangent 3: B(1, 1); tangent 2 empty
+  ad::detail::SplitDual<K> A, B;
+  A.rows = m;
+  A.cols = inner;
+  A.v = Av.data();
+  B.rows = inner;
+  B.cols = n;
+  B.v = Bv.data();
+  B.d = Bd.data();
+  B.has_tangent = true;
+  Eigen::MatrixXd Cv(m, n), Cd(m, K * n);
+  ad::detail::DualMatmulNode<K>::product(A, B, Cv.data(), Cd.data());
+  const Eigen::MatrixXd dense = Av * Bd;
+  BOOST_TEST(std::memcmp(Cd.data(), dense.data(),
+                         sizeof(double) * static_cast<std::size_t>(Cd.size())) == 0);
+  BOOST_TEST(!std::signbit(Cd(4, 3 * n + 1)));  // −0 · 0.25: +0, as the GEMM's sum gives
+  BOOST_TEST(!std::signbit(Cd(2, 0 * n + 2)));  // 0 · (−1.5) likewise
+  // A second entry in a tangent takes the GEMM itself: the same result.
+  Bd(3, 3 * n + 2) = 2.0;
+  ad::detail::DualMatmulNode<K>::product(A, B, Cv.data(), Cd.data());
+  const Eigen::MatrixXd dense2 = Av * Bd;
+  BOOST_TEST(std::memcmp(Cd.data(), dense2.data(),
+                         sizeof(double) * static_cast<std::size_t>(Cd.size())) == 0);
+  NGVI_CHECK_REPORT(vf::compare(Cv, (Av * Bv).eval(), tol::exact, "values of the dual product"));
 }
 
 BOOST_AUTO_TEST_CASE(mismatched_shapes_throw_naming_both) {

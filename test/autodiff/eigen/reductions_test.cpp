@@ -134,6 +134,21 @@ BOOST_AUTO_TEST_CASE(log_sum_exp_of_a_matrix_variable_gives_the_bits_of_the_eige
       "log_sum_exp", [](const auto& X) { return ad::log_sum_exp(X); }, 3, 4, point(12));
 }
 
+BOOST_AUTO_TEST_CASE(dot_of_a_matrix_variable_and_a_constant_gives_the_bits_of_the_statement) {
+  // With a constant side dot records a fused node; an Eigen matrix of Var gets dot's single
+  // statement. The node forms each coefficient's product as the statement's reverse step does,
+  // so value, gradient and Hessian have the same bits — whichever side is constant.
+  const Eigen::MatrixXd c = Eigen::Map<const Eigen::MatrixXd>(point(12).data(), 3, 4) +
+                            Eigen::MatrixXd::Constant(3, 4, 0.5);
+  const Eigen::MatrixXd ct = c.transpose();
+  ngvi::test::check_handle_gives_eigen_bits(
+      "dot with a constant on the right",
+      [&](const auto& X) { return ad::dot(X, X.rows() == 3 ? c : ct); }, 3, 4, point(12));
+  ngvi::test::check_handle_gives_eigen_bits(
+      "dot with a constant on the left",
+      [&](const auto& X) { return ad::dot(X.rows() == 3 ? c : ct, X); }, 3, 4, point(12));
+}
+
 BOOST_AUTO_TEST_CASE(log_sum_exp_of_a_matrix_variable_matches_closed_form_and_finite_differences) {
   auto f = [](const auto& th) {
     using T = typename std::decay_t<decltype(th)>::Scalar;
