@@ -76,7 +76,7 @@ def main():
     rows = [
         ("per-example gradients, 13-50-1, M = 32", "VI/pe_grad_H50_M32", ("k", "pe_grad_vmap_H50_relu_M32"), None),
         ("VOGN step, 13-50-1, M = 32", "VI/vogn_step_H50_M32", ("k", "vogn_step_H50_relu_M32"), None),
-        ("VOGN epoch (15 steps)", "VI/vogn_epoch_H50", ("e", "vogn_H50_relu"), 20.0),
+        ("VOGN epoch (15 steps)", "VI/vogn_epoch_H50", ("e", "vogn_H50_relu"), 40.0),
         ("IVON step", "VI/ivon_step_H50_M32", None, None),
         ("IVON epoch", "VI/ivon_epoch_H50", None, None),
         ("noisy Adam epoch", "VI/noisy_adam_epoch_H50", None, None),
@@ -85,7 +85,7 @@ def main():
         ("exact Hessian 151×151, 13-10-1, M = 32", "VI/hessian_H10_M32", ("k", "hessian_autograd_vec1_H10_relu_M32"), None),
         ("symmetric eigendecomposition 151×151", "VI/eigh_P151", ("k", "eigh_P151"), None),
         ("VON step, eigenvalue clipping", "VI/von_step_H10_M32/clip", ("k", "von_step_H10_relu_M32"), None),
-        ("VON epoch, eigenvalue clipping", "VI/von_epoch_H10/clip", ("e", "von_H10_relu"), 5.0),
+        ("VON epoch, eigenvalue clipping", "VI/von_epoch_H10/clip", ("e", "von_H10_relu"), 10.0),
         ("VON step, Cholesky check + damped β", "VI/von_step_H10_M32/damp", ("k", "von_step_H10_relu_M32"), None),
         ("VON epoch, Cholesky check + damped β", "VI/von_epoch_H10/damp", ("e", "von_H10_relu"), 10.0),
         ("VON step, Cholesky check + GGN fallback", "VI/von_step_H10_M32/ggn", ("k", "von_step_H10_relu_M32"), None),
