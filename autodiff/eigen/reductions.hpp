@@ -8,11 +8,11 @@
 // reverse step is one pass over the operand's adjoints (vectorisable for sum and squared_norm; no
 // per-coefficient operand records), and so is dot of a matrix variable and a constant; log_sum_exp
 // and the other dots are single statements whose operands are the coefficients (2n for dot when
-// both sides are variables). The log-sum-exps are shifted by the
-// largest value and their partials, the softmax weights, are formed from the shifted exponentials
-// (softmax_weights). The forward sums run in coefficient order (along each row for
-// rowwise_log_sum_exp), so no result depends on where the operands sit in memory. Cost: one pass
-// forward (plus one exp per coefficient for the log-sum-exps), one pass backward.
+// both sides are variables). The log-sum-exps are shifted by the largest value and their
+// partials, the softmax weights, are formed from the shifted exponentials (softmax_weights). The
+// forward sums run in coefficient order (along each row for rowwise_log_sum_exp), so no result
+// depends on where the operands sit in memory. Cost: one pass forward (plus one exp per
+// coefficient for the log-sum-exps), one pass backward.
 #pragma once
 
 #include <cmath>
