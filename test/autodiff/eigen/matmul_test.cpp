@@ -117,7 +117,8 @@ BOOST_AUTO_TEST_CASE(unit_seeded_tangents_give_the_bits_of_the_dense_product) {
                          sizeof(double) * static_cast<std::size_t>(Cd.size())) == 0);
   BOOST_TEST(!std::signbit(Cd(4, 3 * n + 1)));  // −0 · 0.25: +0, as the GEMM's sum gives
   BOOST_TEST(!std::signbit(Cd(2, 0 * n + 2)));  // 0 · (−1.5) likewise
-  // A second entry in a tangent takes the GEMM itself: the same result.
+  // A second entry in a tangent takes the GEMM itself. A check that the fallback is taken and
+  // sound; the GEMM on both sides makes it hold by construction.
   Bd(3, 3 * n + 2) = 2.0;
   ad::detail::DualMatmulNode<K>::product(A, B, Cv.data(), Cd.data());
   const Eigen::MatrixXd dense2 = Av * Bd;
