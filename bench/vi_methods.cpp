@@ -19,6 +19,8 @@
 //   VI/hessian_H10_M32       the exact 151×151 minibatch Hessian (…/threads:2: its 19 sweeps on
 //                            two threads, the same bits)
 //   VI/eigh_P151             a symmetric eigendecomposition of a 151×151 matrix (Eigen)
+//   VI/clip_P151             VON's eigenvalue clipping of that matrix at 0 (clip_eigenvalues_below:
+//                            a tridiagonalisation and the clipped eigenpairs only)
 //   VI/von_step_H10_M32/<remedy>, VI/von_epoch_H10/<remedy>, remedy = clip (eigenvalue clipping
 //                            of Ĥ, the reference's), damp (Cholesky check, β halved on failure)
 //                            or ggn (Cholesky check, that step's GGN on failure); `ngvi`
@@ -255,6 +257,17 @@ void eigh(benchmark::State& state) {
   }
 }
 
+void clip(benchmark::State& state) {
+  const Model& model = boston(10);
+  const FirstBatch fb = first_batch(model);
+  const Eigen::MatrixXd h = nn::exact_hessian(model, fb.theta, fb.batch, {.threads = 1});
+  Eigen::MatrixXd clipped;
+  for (auto _ : state) {
+    clipped = h;
+    benchmark::DoNotOptimize(vi::clip_eigenvalues_below(clipped, 0.0));
+  }
+}
+
 // The full (GGN) and the last-layer Laplace approximation at the fit's initial θ, one thread: the
 // cost does not depend on θ (both are N Jacobians, a product and a Cholesky).
 void laplace_full(benchmark::State& state) {
@@ -382,6 +395,7 @@ void register_all() {
   reg("VI/hessian_H10_M32", [](benchmark::State& s) { hessian(s, 1); });
   reg("VI/hessian_H10_M32/threads:2", [](benchmark::State& s) { hessian(s, 2); });
   reg("VI/eigh_P151", eigh);
+  reg("VI/clip_P151", clip);
   reg("VI/laplace_ggn_H50", laplace_full);
   reg("VI/last_layer_laplace_H50", laplace_last_layer);
   reg("VI/evidence_step_H50", evidence_step);

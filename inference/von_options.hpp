@@ -49,7 +49,7 @@ struct VonOptionsFor {
   Eigen::VectorXd initial_mean{};
   typename FactoredPrecision<C>::matrix_type initial_precision{};
   // What to do when Λ would not be positive definite (see VonRemedy). Default: the reference's
-  // eigenvalue clipping; damp_step is the cheap alternative (no per-step eigendecomposition).
+  // eigenvalue clipping; damp_step is the cheap alternative (no per-step tridiagonalisation).
   VonRemedy remedy = VonRemedy::clip_eigenvalues;
   // clip_eigenvalues: the floor for Ĥ's eigenvalues (per-example units of ℓ); 0 keeps Ĥ PSD.
   double eigenvalue_floor = 0.0;

@@ -84,6 +84,7 @@ def main():
         ("MAP (Adam) epoch", "VI/map_epoch_H50", ("e", "map_H50_relu"), None),
         ("exact Hessian 151×151, 13-10-1, M = 32", "VI/hessian_H10_M32", ("k", "hessian_autograd_vec1_H10_relu_M32"), None),
         ("symmetric eigendecomposition 151×151", "VI/eigh_P151", ("k", "eigh_P151"), None),
+        ("eigenvalue clipping 151×151 (tridiagonalisation, clipped pairs)", "VI/clip_P151", None, None),
         ("VON step, eigenvalue clipping", "VI/von_step_H10_M32/clip", ("k", "von_step_H10_relu_M32"), None),
         ("VON epoch, eigenvalue clipping", "VI/von_epoch_H10/clip", ("e", "von_H10_relu"), 10.0),
         ("VON step, Cholesky check + damped β", "VI/von_step_H10_M32/damp", ("k", "von_step_H10_relu_M32"), None),

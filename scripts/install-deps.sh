@@ -19,6 +19,7 @@ packages=(
   cmake
   ninja-build
   libeigen3-dev
+  liblapacke-dev
   libboost-test-dev
   libboost-math-dev
   libtbb-dev

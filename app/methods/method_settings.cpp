@@ -151,7 +151,7 @@ void add_von_remedy_option(CLI::App& cmd, MethodSettings& s) {
   add_choice_option(cmd, "--von-remedy", s.von_remedy, von_remedies,
                     "von: what a step does whose exact Hessian would make the precision "
                     "indefinite: clip (clip the Hessian's eigenvalues at 0 on every step, one "
-                    "eigendecomposition a step), ggn (use that step's Gauss-Newton matrix; no "
+                    "tridiagonalisation a step), ggn (use that step's Gauss-Newton matrix; no "
                     "eigendecomposition, but less stable), damp (halve the precision step until "
                     "positive definite), add-damping (add a multiple of I), reject (skip the "
                     "step); every firing is counted");

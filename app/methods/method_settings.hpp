@@ -64,9 +64,9 @@ struct MethodSettings {
   // 2018's β̃; their UCI protocol takes 0.001). 0: the library's default, 0.01.
   double kfac_beta = 0.0;
   // VON only: the remedy for an indefinite precision update. Clipping, as the PyTorch reference
-  // does: one eigendecomposition per step, and stable at the default step size on Boston, where
-  // the Cholesky-checked GGN fallback (no eigendecomposition, about twice as fast) lets the mean
-  // diverge in about half of the seeds (bench/README.md).
+  // does: a tridiagonalisation and the negative eigenpairs per step, and stable at the default step
+  // size on Boston, where the Cholesky-checked GGN fallback (no eigendecomposition, about twice as
+  // fast) lets the mean diverge in about half of the seeds (bench/README.md).
   vi::VonRemedy von_remedy = vi::VonRemedy::clip_eigenvalues;
   // VOGN only: its curvature. The empirical Fisher of Khan et al. 2018 and the PyTorch reference;
   // its steps scale as 1/τ at a large noise precision τ (squared gradients ∝ τ²), where the GGN's

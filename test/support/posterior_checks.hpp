@@ -29,6 +29,10 @@ using ad::verify::Tolerance;
 inline constexpr Tolerance exact_update{1e-10, 1e-12};
 // Identities between closed forms computed by two routes (KL, entropy, log densities).
 inline constexpr Tolerance closed_form{1e-11, 1e-13};
+// A symmetric P×P matrix rebuilt from part of its eigendecomposition against the closed form
+// Q diag(λ) Qᵀ, entrywise relative to ‖H‖: backward-stable eigensolvers are accurate to O(P·ε‖H‖)
+// (≈ 1e-14 at P = 40), with a margin.
+inline constexpr Tolerance eigen_reconstruction{0.0, 1e-12};
 // Gauss–Hermite quadrature against a fixed point found by iteration: quadrature error of the
 // rule used (≥ 20 nodes per dimension on smooth integrands) plus the iteration's residual.
 inline constexpr Tolerance quadrature{1e-6, 1e-8};
