@@ -159,14 +159,14 @@ class Von {
     }
 
     ScopedTimer timer(c.seconds_linear_algebra);
-    if (o_.remedy == VonRemedy::clip_eigenvalues && h_hat.allFinite() &&
+    if (o_.remedy == VonRemedy::clip_eigenvalues && Factor::all_finite(h_hat) &&
         clip_eigenvalues_below(h_hat, o_.eigenvalue_floor))
       c.fired(von_remedy_name(o_.remedy));
     // Λ ← (1−β)Λ + β(NĤ/λ + δI)
     const Factor previous = factor_;  // a copy, so that a rejected step costs no refactorisation
     const Mat target = precision_target(h_hat);
     if (!accept((1.0 - beta) * previous.matrix() + beta * target)) {
-      if (!factor_.matrix().allFinite()) return;  // non-finite: the fit loop reports it
+      if (!Factor::all_finite(factor_.matrix())) return;  // non-finite: the fit loop reports it
       if (!remedy(in, beta, previous, target, c)) return;
     }
     // μ ← μ − α Λ⁻¹(Nĝ/λ + δμ), or + Λ₀(μ − μ₀) for a general prior
@@ -312,7 +312,7 @@ class Von {
             h /= static_cast<double>(in.batch.size()) * static_cast<double>(thetas_.size());
           }
           if (accept((1.0 - beta) * old_lambda + beta * precision_target(h))) return true;
-          if (!factor_.matrix().allFinite()) return false;
+          if (!Factor::all_finite(factor_.matrix())) return false;
           // The GGN keeps Λ − κδI positive definite in exact arithmetic; when it does not here,
           // rounding has won, which in practice means the mean has run away.
           char mu_max[32];

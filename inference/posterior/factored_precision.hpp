@@ -66,10 +66,15 @@ class FactoredPrecision {
     return std::nullopt;
   }
 
+  // Whether every entry of m is finite, in one vectorised pass: x·0 is 0 for a finite x and NaN
+  // otherwise, so the sum is 0 exactly when all are (Eigen's allFinite compares entry by entry:
+  // 9 µs on 151×151 against 1.6 µs, 4 % of a VON step). Cost: O(P²) (full), O(P) (diagonal).
+  static bool all_finite(const matrix_type& m) { return (m.array() * 0.0).sum() == 0.0; }
+
   // Whether m − c·I is positive definite (m finite), i.e. every eigenvalue of m exceeds c. Only
   // the lower triangle of a full m is read. Cost: P³/3 flops (full), O(P) (diagonal).
   static bool exceeds(const matrix_type& m, double c) {
-    if (!m.allFinite()) return false;
+    if (!all_finite(m)) return false;
     if constexpr (full) {
       Eigen::MatrixXd shifted = m;
       shifted.diagonal().array() -= c;
@@ -83,7 +88,7 @@ class FactoredPrecision {
   // positive definite. Only the lower triangle of a full Λ is read. Cost: P³/3 flops (full), O(P).
   bool factorize(matrix_type precision) {
     lambda_ = std::move(precision);
-    if (!lambda_.allFinite()) return ok_ = false;
+    if (!all_finite(lambda_)) return ok_ = false;
     if constexpr (full) {
       llt_.compute(lambda_);
       ok_ = llt_.info() == Eigen::Success;
