@@ -85,15 +85,15 @@ inline const char* von_remedy_name(VonRemedy r) {
 // which is V max(D, floor) Vᵀ in exact arithmetic. tol = P·ε·‖T‖ (‖T‖ by Gershgorin) is the
 // accuracy to which any backward-stable eigensolver returns an eigenvalue: an eigenvalue within
 // it of the floor is the floor in floating point and is left as it is (a network's Hessian has
-// dozens of exact zeros that come out as ±1e-15·‖Ĥ‖; clipping them would change Ĥ by rounding
+// dozens of exact zeros that come out as ±1e-16·‖Ĥ‖; clipping them would change Ĥ by rounding
 // and cost an eigenvector each). Where MRRR fails (the k-th eigenvalue inside a tight cluster),
-// Eigen's QR-based eigensolver of Ĥ gives the pairs instead. The result is
-// symmetric (its lower triangle mirrored). Returns true if anything was clipped (h is then
-// changed), false otherwise (h untouched, also when both eigensolvers fail). Cost: full, the
-// tridiagonalisation (4P³/3 flops) and, for the k clipped eigenpairs, O(P·k) for them, 2P²k to
-// back-transform and P²k for the update — against ≈ 9P³ for a whole eigendecomposition (the
-// fallback's cost); diagonal, O(P). The bits do not depend on any thread
-// count (dstemr is sequential); they depend on the LAPACK build, as -march=native's do on the CPU.
+// Eigen's QR-based eigensolver of Ĥ gives the pairs instead. The result is symmetric (its lower
+// triangle mirrored). Returns true if anything was clipped (h is then changed), false otherwise
+// (h untouched, also when both eigensolvers fail). Cost: full, the tridiagonalisation (4P³/3
+// flops) and, for the k clipped eigenpairs, O(P·k) for them, 2P²k to back-transform and P²k for
+// the update — against ≈ 9P³ for a whole eigendecomposition (the fallback's cost); diagonal,
+// O(P). The bits do not depend on any thread count (dstemr is sequential); they depend on the
+// LAPACK build, as -march=native's do on the CPU.
 template <class Mat>
 bool clip_eigenvalues_below(Mat& h, double floor) {
   if constexpr (Mat::ColsAtCompileTime == 1) {
