@@ -51,9 +51,9 @@
 // loss over M examples each, the recordings over loop.threads; the gradient comes with them), one
 // Cholesky of Λ (P³/3 flops; its factor serves the solve and the next step's samples, so Λ is never
 // inverted), plus under clip_eigenvalues a tridiagonalisation of Ĥ (4P³/3 flops) and its k clipped
-// eigenpairs (O(P²k); clip_eigenvalues_below) per step, or
-// under the other remedies one more Cholesky (of Λ − κδI) per step and extra Cholesky
-// factorisations / a GGN only on the steps where that check fails.
+// eigenpairs (O(P²k); clip_eigenvalues_below) per step, or under the other remedies one more
+// Cholesky (of Λ − κδI) per step and extra Cholesky factorisations / a GGN only on the steps where
+// that check fails.
 // Diagonal VON: the same Hessians (a Hessian's diagonal costs as much as the Hessian in
 // forward-over-reverse mode) and O(P) algebra.
 #pragma once
