@@ -78,23 +78,20 @@ T mlp_example_loss_loop(const Vec<T>& theta, const adb::MlpData& d, Eigen::Index
 // A regression batch in Eigen form: X is N×D (one example per row), y has N entries.
 struct MlpBatch {
   Eigen::MatrixXd X;
-  Eigen::MatrixXd X1;  // [X | 1], for the bias-in-the-product formulation
   Eigen::VectorXd y;
   int D = 0, H = 0;
   explicit MlpBatch(const adb::MlpData& d)
       : X(Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
             d.X.data(), d.N, d.D)),
-        X1(d.N, d.D + 1),
         y(Eigen::Map<const Eigen::VectorXd>(d.y.data(), d.N)),
         D(d.D),
-        H(d.H) {
-    X1 << X, Eigen::VectorXd::Ones(d.N);
-  }
+        H(d.H) {}
 };
 
 // The MLP loss as docs/user-guide.md writes it, on matrix variables, the whole batch at once:
-// Z = tanh(X W1ᵀ + 1 b1ᵀ) (N×H), r = Z w2 + b2 − y, loss = ½‖r‖². W1 is stored H×D row-major
-// in theta, which is W1ᵀ (D×H) column-major, so W1ᵀ's handle needs no gather.
+// Z = tanh(X W1ᵀ + 1 b1ᵀ) (N×H), r = Z w2 + b2 − y, loss = ½‖r‖², each layer one ad::affine
+// node. W1 is stored H×D row-major in theta, which is W1ᵀ (D×H) column-major, so W1ᵀ's handle
+// needs no gather.
 template <class T>
 T mlp_loss_fused(const Vec<T>& theta, const MlpBatch& b) {
   using namespace ngvi::ad;
@@ -103,25 +100,8 @@ T mlp_loss_fused(const Vec<T>& theta, const MlpBatch& b) {
   const auto b1 = as_matrix(theta.segment(H * D, H));
   const auto w2 = as_matrix(theta.segment(H * D + H, H));
   const auto b2 = as_matrix(theta.segment(H * D + 2 * H, 1));
-  const auto Z = tanh((b.X * W1t).rowwise() + b1.transpose());
-  const auto r = (Z * w2).rowwise() + b2.transpose() - b.y;
-  return T(0.5 * squared_norm(r));
-}
-
-// Variant: the hidden bias folded into the first product, Z = tanh([X | 1] [W1ᵀ; b1ᵀ]), so
-// the N×H pre-activation is materialised once instead of twice. [W1ᵀ; b1ᵀ] is a copy of
-// theta's variables (copies record nothing), whose indices are no longer consecutive.
-template <class T>
-T mlp_loss_fused_bias(const Vec<T>& theta, const MlpBatch& b) {
-  using namespace ngvi::ad;
-  const int D = b.D, H = b.H;
-  Mat<T> Wb(D + 1, H);
-  Wb.topRows(D) = Eigen::Map<const Mat<T>>(theta.data(), D, H);
-  Wb.row(D) = theta.segment(H * D, H).transpose();
-  const auto w2 = theta.segment(H * D + H, H);
-  const auto b2 = theta.segment(H * D + 2 * H, 1);
-  const auto Z = tanh(matmul(b.X1, Wb));
-  const auto r = cwise_difference(add_rowwise(matmul(Z, w2), b2), b.y);
+  const auto Z = tanh(affine(b.X, W1t, b1.transpose()));
+  const auto r = affine(Z, w2, b2.transpose()) - b.y;
   return T(0.5 * squared_norm(r));
 }
 

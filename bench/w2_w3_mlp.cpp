@@ -37,15 +37,6 @@ void w2_ngvi_fused(benchmark::State& st) {
 }
 NGVI_BENCH(w2_ngvi_fused, ADB_W2, "ngvi_fused");
 
-void w2_ngvi_fused_bias(benchmark::State& st) {
-  const adb::MlpData& d = data().mlp;
-  const MlpBatch b(d);
-  run_gradient(
-      st, [&b](const auto& th) { return mlp_loss_fused_bias(th, b); }, to_eigen(d.theta),
-      ref().r.w2_grad, ref().w2_f);
-}
-NGVI_BENCH(w2_ngvi_fused_bias, ADB_W2, "ngvi_fused_bias");
-
 void w3_analytic(benchmark::State& st) {
   const adb::MlpData& d = data().mlp;
   adb::analytic::Mlp m(d);

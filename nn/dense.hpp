@@ -7,9 +7,9 @@
 // b (out entries) unless the layer is built with Bias::none — the layout of the peers' reference
 // networks and of PyTorch's nn.Linear (whose bias=False is Bias::none). In a Sequential the
 // layers' blocks follow each other in layer order ("dense<k>.weight", "dense<k>.bias"). On Var
-// operands the layer records two fused nodes — a matrix product (ad::matmul) and a broadcast
-// bias add (ad::add_rowwise), only the product without a bias — so its cost on the tape is
-// independent of the batch size in entries, and the reverse sweep is two GEMMs. The output Z
+// operands the layer records one fused node — ad::affine, the product with the bias added
+// (ad::matmul without a bias) — so its cost on the tape is independent of the batch size in
+// entries, and the reverse sweep is two GEMMs and the bias's column sums. The output Z
 // occupies consecutive tape indices in column-major order, which is what lets the per-example
 // and K-FAC code read ∂loss/∂Z as one matrix.
 #pragma once
@@ -19,7 +19,6 @@
 
 #include <Eigen/Core>
 
-#include <autodiff/eigen/broadcast.hpp>
 #include <autodiff/eigen/matmul.hpp>
 #include <autodiff/eigen/matrix_var.hpp>
 
@@ -65,8 +64,8 @@ struct Dense {
   Eigen::Index num_params() const { return in * out + (has_bias() ? out : 0); }
 
   // Z = X Wᵀ + 1 bᵀ for a batch X (B×in), weights W (out×in) and bias b (out), each of
-  // double or Var<Real> in any combination. Cost: one B×in×out GEMM forward; on Var, two fused
-  // nodes and up to three GEMMs in the reverse sweep.
+  // double or Var<Real> in any combination. Cost: one B×in×out GEMM forward; on Var, one fused
+  // node and up to two GEMMs and one pass over Z̄ in the reverse sweep.
   template <ad::MatrixArgument MX, ad::MatrixArgument MW, ad::MatrixArgument MB>
   static auto apply(const MX& X, const MW& W, const MB& b) {
     return apply_transposed(X, W.transpose(), b);
@@ -83,15 +82,22 @@ struct Dense {
   // copy or an index list (see Sequential). Cost: as apply().
   template <ad::MatrixArgument MX, ad::MatrixArgument MWt, ad::MatrixArgument MB>
   static auto apply_transposed(const MX& X, const MWt& Wt, const MB& b) {
-    return ad::add_rowwise(apply_transposed(X, Wt), b);
+    check_inputs(X, Wt);
+    return ad::affine(X, Wt, b);
   }
   template <ad::MatrixArgument MX, ad::MatrixArgument MWt>
   static auto apply_transposed(const MX& X, const MWt& Wt) {
+    check_inputs(X, Wt);
+    return ad::matmul(X, Wt);
+  }
+
+ private:
+  template <class MX, class MWt>
+  static void check_inputs(const MX& X, const MWt& Wt) {
     if (X.cols() != Wt.rows())
       throw std::invalid_argument("ngvi::nn::Dense: input batch has " + std::to_string(X.cols()) +
                                   " columns but the layer expects " + std::to_string(Wt.rows()) +
                                   " inputs");
-    return ad::matmul(X, Wt);
   }
 };
 

@@ -22,6 +22,7 @@
 namespace ngvi::ad {
 
 namespace detail {
+
 template <class Real, bool Rowwise>
 struct BroadcastAddNode {
   MatrixOperand<Real> m;
@@ -31,18 +32,16 @@ struct BroadcastAddNode {
   void reverse(Real* adj) const {
     const Real* g = adj + out_first;
     m.add_each(adj, [g](Eigen::Index k) { return g[k]; });
-    if (!v.active) return;
-    // The vector's adjoint is a sum over the broadcast dimension, taken in a fixed order
-    // (Eigen's colwise().sum() would peel by the address of the adjoint block).
-    Real* s = reverse_scratch<Real>(0, static_cast<std::size_t>(v.size()));
     if constexpr (Rowwise) {
-      for (Eigen::Index j = 0; j < m.cols; ++j) s[j] = fixed_order_sum(g + j * m.rows, m.rows);
-    } else {
+      add_column_sums(v, adj, g, m.rows, m.cols);
+    } else if (v.active) {
+      // The row sums, column by column: the order depends only on the shape.
+      Real* s = reverse_scratch<Real>(0, static_cast<std::size_t>(v.size()));
       for (Eigen::Index i = 0; i < m.rows; ++i) s[i] = g[i];
       for (Eigen::Index j = 1; j < m.cols; ++j)
         for (Eigen::Index i = 0; i < m.rows; ++i) s[i] += g[j * m.rows + i];
+      v.add_values(adj, s);
     }
-    v.add_values(adj, s);
   }
 };
 

@@ -10,12 +10,23 @@
 // writes into memory aligned to Arena::array_alignment — arena arrays forward, per-thread
 // reverse_scratch backward — and results reach the adjoints by MatrixOperand::add_each, so
 // no bit depends on where the operands or adjoints sit.
+//
+// A matrix of duals times a vector (C has one column: a network's single output) is the
+// exception: splitting A would move all of its K + 1 components for K + 1 matrix-vector
+// products that read them once. DualMatvecNode multiplies the duals where they are instead,
+// C_i = Σ_l A_il b_l in Dual arithmetic, and in the reverse step adds Ā_il = C̄_i b_l straight
+// into A's adjoints and sums b̄_l = Σ_i A_il C̄_i in fixed_order_sum's order.
+//
+// The node of ad::affine adds a bias
+// vector to every row of C while it writes C's duals, and sums the bias's adjoint from the split
+// adjoints, with the bits of a separate add_rowwise node (broadcast.hpp).
 #pragma once
 
 #include <Eigen/Core>
 
 #include <autodiff/core/dual.hpp>
 #include <autodiff/core/tape.hpp>
+#include <autodiff/eigen/fixed_order_sum.hpp>
 #include <autodiff/eigen/operand.hpp>
 #include <autodiff/eigen/reverse_scratch.hpp>
 
@@ -38,17 +49,21 @@ struct SplitDual {
   ConstMapXd tangents() const { return ConstMapXd(d, rows, K * cols); }
 };
 
+// v[i] = src[i].v and d[k·n + i] = src[i].d[k] for i < n: n duals into the value array and K
+// tangent arrays. Cost: one pass, copies only.
 template <int K>
-void split_into(const Dual<double, K>* src, Eigen::Index n, double* v, double* d,
-                bool& has_tangent) {
-  has_tangent = false;
+void split_into(const Dual<double, K>* src, Eigen::Index n, double* v, double* d) {
   for (Eigen::Index i = 0; i < n; ++i) {
     v[i] = src[i].v;
-    for (int k = 0; k < K; ++k) {
-      d[k * n + i] = src[i].d[k];
-      has_tangent = has_tangent || src[i].d[k] != 0.0;
-    }
+    for (int k = 0; k < K; ++k) d[k * n + i] = src[i].d[k];
   }
+}
+
+// Whether any of the n values is nonzero (a −0 counts as zero). Cost: stops at the first one.
+inline bool any_nonzero(const double* x, Eigen::Index n) {
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (x[i] != 0.0) return true;
+  return false;
 }
 
 // Splits an Eigen matrix of double, Dual<double, K> or Var<Dual<double, K>> into the arena.
@@ -79,12 +94,10 @@ SplitDual<K> split_in_arena(Arena& arena, const Eigen::MatrixBase<Derived>& m) {
           x = m.derived().coeff(r, c);
         }
         s.v[i] = x.v;
-        for (int k = 0; k < K; ++k) {
-          s.d[k * n + i] = x.d[k];
-          s.has_tangent = s.has_tangent || x.d[k] != 0.0;
-        }
+        for (int k = 0; k < K; ++k) s.d[k * n + i] = x.d[k];
       }
     }
+    s.has_tangent = any_nonzero(s.d, K * n);
     return s;
   }
 }
@@ -99,7 +112,8 @@ SplitDual<K> split_values(Arena& arena, const Dual<double, K>* src, Eigen::Index
   const Eigen::Index n = rows * cols;
   s.v = arena.allocate_array<double>(static_cast<std::size_t>(n));
   s.d = arena.allocate_array<double>(static_cast<std::size_t>(K * n));
-  split_into<K>(src, n, s.v, s.d, s.has_tangent);
+  split_into<K>(src, n, s.v, s.d);
+  s.has_tangent = any_nonzero(s.d, K * n);
   return s;
 }
 
@@ -118,8 +132,10 @@ void add_split_to_adjoints(const MatrixOperand<Dual<double, K>>& op, Dual<double
 
 template <int K>
 struct DualMatmulNode {
-  MatrixOperand<Dual<double, K>> a;
-  MatrixOperand<Dual<double, K>> b;
+  using Real = Dual<double, K>;
+  MatrixOperand<Real> a;
+  MatrixOperand<Real> b;
+  MatrixOperand<Real> bias;  // ad::affine's vector, one entry per column of C; empty otherwise
   SplitDual<K> as;
   SplitDual<K> bs;
   index_t c_first;
@@ -141,42 +157,79 @@ struct DualMatmulNode {
     return true;
   }
 
-  // C = A·B into (cv, cd). Cost: 1 GEMM + 1 wide GEMM (if B has tangents; K column scalings if
-  // each tangent of B is a single entry) + K GEMMs (if A has tangents).
-  static void product(const SplitDual<K>& A, const SplitDual<K>& B, double* cv, double* cd) {
-    const Eigen::Index m = A.rows, n = B.cols;
+  // C = A·B, plus 1·biasᵀ when bias is given (B.cols duals), written as duals into c (A.rows ×
+  // B.cols, column-major); cv has room for A.rows·B.cols doubles and cd for K times that. Each
+  // coefficient is the product's, then (with a bias) that plus the bias entry, rounded once
+  // more: the bits of add_rowwise on the product. Cost: 1 GEMM; if B has tangents, 1 wide GEMM,
+  // or K column scalings when each tangent of B is a single entry (the unit seeds of a Hessian
+  // driver; cd is then not used); if A has tangents, K GEMMs; one pass writing C.
+  static void product(const SplitDual<K>& A, const SplitDual<K>& B, const Real* bias, double* cv,
+                      double* cd, Real* c) {
+    const Eigen::Index m = A.rows, n = B.cols, mn = m * n;
     MapXd(cv, m, n).noalias() = A.value() * B.value();
-    MapXd CD(cd, m, K * n);
     Eigen::Index entry[K];
-    if (!B.has_tangent) {
-      CD.setZero();
-    } else if (single_entry_tangents(B, entry)) {
-      // A·(s e_r e_cᵀ) is s times A's column r, in column c: the GEMM's bits, each coefficient
-      // one rounded product (+ 0.0 turns a −0 into the GEMM's +0).
-      CD.setZero();
-      for (int k = 0; k < K; ++k) {
-        if (entry[k] < 0) continue;
-        const Eigen::Index r = entry[k] % B.rows, c = entry[k] / B.rows;
-        const double s = B.d[k * B.rows * B.cols + entry[k]];
-        const double* a = A.v + r * m;
-        double* out = cd + (k * n + c) * m;
-        for (Eigen::Index i = 0; i < m; ++i) out[i] = a[i] * s + 0.0;
+    if (A.has_tangent || (B.has_tangent && !single_entry_tangents(B, entry))) {
+      MapXd CD(cd, m, K * n);
+      if (B.has_tangent)
+        CD.noalias() = A.value() * B.tangents();
+      else
+        CD.setZero();
+      if (A.has_tangent)
+        for (int k = 0; k < K; ++k) CD.middleCols(k * n, n).noalias() += A.tangent(k) * B.value();
+      for (Eigen::Index j = 0; j < n; ++j) {
+        for (Eigen::Index i = j * m; i < (j + 1) * m; ++i) {
+          Real& o = c[i];
+          o.v = cv[i];
+          for (int k = 0; k < K; ++k) o.d[k] = cd[k * mn + i];
+          if (bias) o += bias[j];
+        }
       }
-    } else {
-      CD.noalias() = A.value() * B.tangents();
+      return;
     }
-    if (A.has_tangent)
-      for (int k = 0; k < K; ++k) CD.middleCols(k * n, n).noalias() += A.tangent(k) * B.value();
+    // C.d is zero except where a unit seed of B reaches it: A·(s e_r e_cᵀ) is s times A's
+    // column r, in column c — the GEMM's bits, each coefficient one rounded product (+ 0.0
+    // turns a −0 into the GEMM's +0) — written straight into the duals.
+    for (Eigen::Index j = 0; j < n; ++j) {
+      for (Eigen::Index i = j * m; i < (j + 1) * m; ++i) {
+        Real& o = c[i];
+        o.v = cv[i];
+        for (int k = 0; k < K; ++k) o.d[k] = 0.0;
+        if (bias) o += bias[j];
+      }
+    }
+    if (!B.has_tangent) return;
+    for (int k = 0; k < K; ++k) {
+      if (entry[k] < 0) continue;
+      const Eigen::Index r = entry[k] % B.rows, col = entry[k] / B.rows;
+      const double s = B.d[k * B.rows * B.cols + entry[k]];
+      const double* ar = A.v + r * m;
+      Real* out = c + col * m;
+      if (bias) {
+        const double add = bias[col].d[k];
+        for (Eigen::Index i = 0; i < m; ++i) out[i].d[k] = (ar[i] * s + 0.0) + add;
+      } else {
+        for (Eigen::Index i = 0; i < m; ++i) out[i].d[k] = ar[i] * s + 0.0;
+      }
+    }
   }
 
-  void reverse(Dual<double, K>* adj) const {
+  void reverse(Real* adj) const {
     const Eigen::Index m = a.rows, inner = a.cols, n = b.cols;
     const Eigen::Index gn = m * n;
     double* gv = reverse_scratch<double>(0, static_cast<std::size_t>(gn));
     double* gd = reverse_scratch<double>(1, static_cast<std::size_t>(K * gn));
-    bool g_has_tangent = false;
-    split_into<K>(adj + c_first, gn, gv, gd, g_has_tangent);
+    split_into<K>(adj + c_first, gn, gv, gd);
     const ConstMapXd Gv(gv, m, n);
+    if (bias.active) {
+      // The bias's adjoint: C̄'s column sums, component by component in fixed_order_sum's order
+      // (add_rowwise sums the duals in the same order, so the bits are those of the two nodes).
+      Real* s = reverse_scratch<Real>(0, static_cast<std::size_t>(n));
+      for (Eigen::Index j = 0; j < n; ++j) {
+        s[j].v = fixed_order_sum(gv + j * m, m);
+        for (int k = 0; k < K; ++k) s[j].d[k] = fixed_order_sum(gd + k * gn + j * m, m);
+      }
+      bias.add_values(adj, s);
+    }
     if (a.active) {
       // Ā.v = Ḡ.v Bᵀ.v;  Ā.d_k = Ḡ.d_k B.vᵀ + Ḡ.v B.d_kᵀ
       double* rv = reverse_scratch<double>(2, static_cast<std::size_t>((K + 1) * m * inner));
@@ -201,6 +254,46 @@ struct DualMatmulNode {
           RD.middleCols(k * n, n).noalias() += as.tangent(k).transpose() * Gv;
       add_split_to_adjoints<K>(b, adj, rv, rd);
     }
+  }
+};
+
+// C = A·b (+ bias) for a matrix A of duals and a vector b: see the top of this file.
+template <int K>
+struct DualMatvecNode {
+  using Real = Dual<double, K>;
+  MatrixOperand<Real> a;     // m × inner, values kept
+  MatrixOperand<Real> b;     // inner × 1, values kept
+  MatrixOperand<Real> bias;  // one entry, or empty
+  index_t c_first;
+
+  // c_i = Σ_l A_il b_l, summed in the order l = 0, 1, …, then + bias when given (the bits of
+  // add_rowwise on the product). Cost: m·inner dual multiply-adds, one pass over A.
+  static void product(const Real* A, const Real* b, Eigen::Index m, Eigen::Index inner,
+                      const Real* bias, Real* c) {
+    for (Eigen::Index i = 0; i < m; ++i) c[i] = inner > 0 ? lane_product(A[i], b[0]) : Real(0.0);
+    for (Eigen::Index l = 1; l < inner; ++l)
+      for (Eigen::Index i = 0; i < m; ++i) c[i] += lane_product(A[i + l * m], b[l]);
+    if (bias)
+      for (Eigen::Index i = 0; i < m; ++i) c[i] += bias[0];
+  }
+
+  // Cost: one pass over A and its adjoints, m·inner dual products for each of Ā and b̄.
+  void reverse(Real* adj) const {
+    const Eigen::Index m = a.rows, inner = a.cols;
+    const Real* g = adj + c_first;
+    add_column_sums(bias, adj, g, m, 1);
+    const Real* A = a.values;
+    const Real* bv = b.values;
+    a.add_each_in_columns(
+        adj, [g, bv](Eigen::Index i, Eigen::Index l) { return lane_product(g[i], bv[l]); });
+    if (!b.active) return;
+    Real* terms = reverse_scratch<Real>(1, static_cast<std::size_t>(m));
+    Real* s = reverse_scratch<Real>(2, static_cast<std::size_t>(inner));
+    for (Eigen::Index l = 0; l < inner; ++l) {
+      for (Eigen::Index i = 0; i < m; ++i) terms[i] = lane_product(A[i + l * m], g[i]);
+      s[l] = fixed_order_sum(terms, m);
+    }
+    b.add_values(adj, s);
   }
 };
 

@@ -41,7 +41,7 @@ struct UnaryElementwiseNode {
   void reverse(Real* adj) const {
     const Real* g = adj + out_first;
     const Real* d = derivative;
-    x.add_each(adj, [g, d](Eigen::Index k) { return d[k] * g[k]; });
+    x.add_each(adj, [g, d](Eigen::Index k) { return lane_product(d[k], g[k]); });
   }
 };
 
@@ -63,30 +63,34 @@ struct BinaryElementwiseNode {
     } else {
       const Real* av = a.values;
       const Real* bv = b.values;
-      a.add_each(adj, [g, bv](Eigen::Index k) { return g[k] * bv[k]; });
-      b.add_each(adj, [g, av](Eigen::Index k) { return g[k] * av[k]; });
+      a.add_each(adj, [g, bv](Eigen::Index k) { return lane_product(g[k], bv[k]); });
+      b.add_each(adj, [g, av](Eigen::Index k) { return lane_product(g[k], av[k]); });
     }
   }
 };
 
-// In place: f holds the dual inputs on entry and f(x) on exit; d receives f'(x) as duals.
+// f = f(x) and d = f'(x) as duals for n dual inputs x (f may be x itself, the in-place case).
 // Values and derivatives come from the vectorised double kernels; the tangents follow from
-// the chain rule: f(x).d_k = f'·x.d_k and f'(x).d_k = f''·x.d_k.
+// the chain rule: f(x).d_k = f'·x.d_k and f'(x).d_k = f''·x.d_k. Cost: one pass reading x and
+// writing f and d (memory-bound on the tangents: no copy of x first).
 template <class Op, int K>
-void dual_elementwise(Dual<double, K>* f, Dual<double, K>* d, Eigen::Index n) {
+void dual_elementwise(const Dual<double, K>* x, Dual<double, K>* f, Dual<double, K>* d,
+                      Eigen::Index n) {
   constexpr Eigen::Index chunk = math_chunk;
   double xv[chunk], fv[chunk], d1[chunk], d2[chunk];
   for (Eigen::Index s = 0; s < n; s += chunk) {
     const Eigen::Index len = std::min(chunk, n - s);
-    for (Eigen::Index i = 0; i < len; ++i) xv[i] = f[s + i].v;
+    for (Eigen::Index i = 0; i < len; ++i) xv[i] = x[s + i].v;
     eval_with_two_derivatives<Op>(xv, fv, d1, d2, len);
     for (Eigen::Index i = 0; i < len; ++i) {
+      double t[K];
+      for (int k = 0; k < K; ++k) t[k] = x[s + i].d[k];
       Dual<double, K>& fi = f[s + i];
       Dual<double, K>& di = d[s + i];
       di.v = d1[i];
       for (int k = 0; k < K; ++k) {
-        di.d[k] = d2[i] * fi.d[k];
-        fi.d[k] *= d1[i];
+        di.d[k] = d2[i] * t[k];
+        fi.d[k] = t[k] * d1[i];
       }
       fi.v = fv[i];
     }
@@ -106,16 +110,14 @@ MatrixVar<Real> elementwise_node(Tape<Real>& t, const MatrixOperand<Real>& x, co
   }
   if constexpr (std::is_same_v<Real, double>) {
     eval_with_derivative<Op>(x_values, f, d, n);
+  } else if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
+    dual_elementwise<Op>(x_values, f, d, n);
   } else {
     if (f != x_values) std::copy_n(x_values, n, f);
-    if constexpr (is_double_dual<Real>::value && has_vectorised_kernel<Op>) {
-      dual_elementwise<Op>(f, d, n);
-    } else {
-      for (Eigen::Index i = 0; i < n; ++i) {
-        const Real v = f[i];
-        f[i] = Op::f(v);
-        d[i] = Op::df(v, f[i]);
-      }
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const Real v = f[i];
+      f[i] = Op::f(v);
+      d[i] = Op::df(v, f[i]);
     }
   }
   auto* node = t.arena().template create<UnaryElementwiseNode<Real>>();

@@ -5,7 +5,7 @@
 // copy the values out and to find again that the indices are consecutive. A MatrixVar is what
 // those nodes actually produce: the values, column-major and contiguous in the tape's arena, and
 // the index of the first of rows·cols consecutive variables (none for a constant). Fused nodes
-// (matmul, add_rowwise / add_colwise, every coefficient-wise function, cwise_*, sum,
+// (matmul, affine, add_rowwise / add_colwise, every coefficient-wise function, cwise_*, sum,
 // squared_norm, dot, log_sum_exp, rowwise_log_sum_exp, log_softmax) take a MatrixVar without a
 // copy and return one when any operand is one (rowwise_log_sum_exp on Var always does; the
 // reductions to a scalar return a Var), so a chain of fused nodes never materialises

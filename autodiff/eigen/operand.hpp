@@ -56,6 +56,22 @@ struct MatrixOperand {
         if (indices[k] != no_index) adj[indices[k]] += increment(k);
     }
   }
+  // adj[operand coefficient (i, j)] += increment(i, j), column by column: add_each for an
+  // increment that depends on the row and the column. Cost: one pass.
+  template <class Increment>
+  void add_each_in_columns(Real* adj, Increment&& increment) const {
+    if (!active) return;
+    for (Eigen::Index j = 0; j < cols; ++j) {
+      const Eigen::Index k0 = j * rows;
+      if (indices == nullptr) {
+        Real* dst = adj + first + k0;
+        for (Eigen::Index i = 0; i < rows; ++i) dst[i] += increment(i, j);
+      } else {
+        for (Eigen::Index i = 0; i < rows; ++i)
+          if (indices[k0 + i] != no_index) adj[indices[k0 + i]] += increment(i, j);
+      }
+    }
+  }
   // adj[operand coefficient k] += s[k]: adds an increment evaluated into scratch. Cost: one pass.
   void add_values(Real* adj, const Real* s) const {
     add_each(adj, [s](Eigen::Index k) { return s[k]; });

@@ -5,8 +5,8 @@
 // the engine itself on a fresh tape; the comparison has no tolerance. Each case isolates one
 // fused node (its inputs are a block of θ, its outputs are read out by scalar statements), in
 // the operand shapes that take Eigen's different paths (GEMM, the small coefficient-based
-// product, GEMV, outer product, scattered operands) and, for the log-sum-exps and log_softmax,
-// through matrix variables too; then whole tanh networks.
+// product, GEMV, outer product, scattered operands; affine with a GEMM and with a vector) and, for
+// the log-sum-exps and log_softmax, through matrix variables too; then whole tanh networks.
 #include <cmath>
 #include <string>
 
@@ -91,6 +91,24 @@ BOOST_AUTO_TEST_CASE(matmul_in_every_product_shape) {
             Mat<T>(ad::matmul(ColMap<T>(th.data(), 11, 1), ColMap<T>(th.data() + 11, 1, 6))));
       },
       spread(17, -1.0, 2.0));
+  // affine: the GEMM with a bias, and a matrix times a vector with a bias.
+  check_position_independence(
+      "affine double x Var + Var bias (GEMM)",
+      [&](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout(
+            Mat<T>(ad::affine(X, ColMap<T>(th.data(), 7, 5), ColMap<T>(th.data() + 35, 1, 5))));
+      },
+      spread(40, -1.0, 2.0));
+  check_position_independence(
+      "affine Var matrix x Var vector + Var bias",
+      [](const auto& th) {
+        using T = typename std::decay_t<decltype(th)>::Scalar;
+        return readout(
+            Mat<T>(ad::affine(ColMap<T>(th.data(), 11, 5), ColMap<T>(th.data() + 55, 5, 1),
+                              ColMap<T>(th.data() + 60, 1, 1))));
+      },
+      spread(61, -1.0, 2.0));
 }
 
 BOOST_AUTO_TEST_CASE(elementwise_functions) {
